@@ -1,0 +1,40 @@
+//! Chapter 2: Calculator: The Game, level 38 (write-up 001, SMT-LIB 2).
+//!
+//! Buttons and their simulator ([`Button`]), levels ([`Level`]), the write-up's
+//! Z3 step model and its SMT-LIB script ([`model`]), and an exhaustive search
+//! for the buttons the model cannot express ([`search`]).
+
+pub mod button;
+pub mod level;
+pub mod model;
+pub mod search;
+
+pub use button::{Button, ButtonError, ACCEPTED};
+pub use level::{Level, Solution};
+pub use model::{
+    smt2_constraints, smt2_script, solve_z3, step_models, step_models_from_smt2, ModelError,
+    StepModel,
+};
+pub use search::search;
+
+/// How a level was solved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// The write-up's Z3 step model.
+    Z3,
+    /// Exhaustive search over the simulator.
+    Search,
+}
+
+/// The solutions of a level (sorted, every one replayed by the simulator), and
+/// how they were found. Empty when there is no solution within the moves.
+pub fn solve(level: &Level, all: bool) -> Result<(Method, Vec<Solution>), ModelError> {
+    if level.z3_expressible() {
+        let found = solve_z3(level, all)?;
+        let mut sols: Vec<Solution> = found.into_iter().map(|(_, s)| s).collect();
+        sols.sort();
+        Ok((Method::Z3, sols))
+    } else {
+        Ok((Method::Search, search(level, all)))
+    }
+}

@@ -1,0 +1,35 @@
+//! puzzlebook: literate, reproducible notebooks that teach constraint solving with Z3.
+//!
+//! The library is what a notebook loads with
+//! `:dep puzzlebook = { path = "..", default-features = false }`: one module per
+//! chapter, the shared Z3 helpers, and a [`Table`] that renders as org, terminal,
+//! HTML and tab-separated text. Notebooks import [`prelude`].
+//!
+//! # Values that cross notebook cells
+//!
+//! evcxr links its own copy of every dependency into every cell. A Z3 object made
+//! in one cell belongs to that cell's Z3 context and crashes the kernel when used in
+//! another, so every value this crate hands a notebook is plain data (a formula of
+//! our own, a level, a table, answers) and all Z3 work happens inside one call.
+//! Polars frames are rebuilt on entry for the same reason (see [`sum_product`]).
+
+pub mod calculator;
+pub mod prelude;
+pub mod rich;
+pub mod srat;
+pub mod sum_product;
+pub mod table;
+pub mod twenty_four;
+pub mod z3util;
+
+#[cfg(feature = "runner")]
+pub mod runner;
+
+pub use table::{Cell, Table};
+pub use z3util::SolveError;
+
+/// The `z3` crate, re-exported: a notebook can only name crates it has loaded.
+pub use z3;
+
+/// The `polars` crate, re-exported for the same reason as [`z3`].
+pub use polars;

@@ -1,0 +1,286 @@
+//! The `puzzlebook` command: parses arguments and dispatches to the library's stages.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use puzzlebook::runner::commands::{self, Project, Verdict};
+use puzzlebook::runner::mode::Mode;
+use puzzlebook::runner::solve;
+
+/// Literate, reproducible notebooks that teach constraint solving with Z3.
+#[derive(Debug, Parser)]
+#[command(name = "puzzlebook", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Solve one chapter's puzzle and print the answer.
+    #[command(subcommand)]
+    Solve(Puzzle),
+    /// Execute a notebook cell by cell through evcxr, printing each cell's output.
+    Run {
+        /// The notebook (.ipynb).
+        notebook: PathBuf,
+        #[command(flatten)]
+        where_: Where,
+    },
+    /// Execute stale notebooks and regenerate their outputs and org reports.
+    ///
+    /// With CI set, checks instead of writing (pass --update to write anyway).
+    Report {
+        /// Notebooks to report (default: every notebooks/*.ipynb).
+        notebooks: Vec<PathBuf>,
+        /// Execute even when every hash matches.
+        #[arg(long)]
+        force: bool,
+        /// Write even when CI is set.
+        #[arg(long)]
+        update: bool,
+        #[command(flatten)]
+        where_: Where,
+    },
+    /// Check that notebooks and reports match the sources; never writes.
+    ///
+    /// Exit codes: 0 fresh and identical, 1 differences, 2 an error.
+    Check {
+        /// Notebooks to check (default: every notebooks/*.ipynb).
+        notebooks: Vec<PathBuf>,
+        /// Also execute the notebooks and compare every output byte for byte.
+        #[arg(long)]
+        execute: bool,
+        #[command(flatten)]
+        where_: Where,
+    },
+}
+
+#[derive(Debug, Args)]
+struct Where {
+    /// The puzzlebook folder (its src/, Cargo.lock, notebooks/ and reports/).
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+    /// Where reports go (default: ROOT/reports).
+    #[arg(long)]
+    reports: Option<PathBuf>,
+}
+
+impl Where {
+    fn project(&self) -> Project {
+        let mut p = Project::new(&self.root);
+        if let Some(r) = &self.reports {
+            p.reports = r.clone();
+        }
+        p
+    }
+}
+
+#[derive(Debug, Subcommand)]
+enum Puzzle {
+    /// The Self-Referential Aptitude Test: the 20 answers and whether they are unique.
+    Srat(SratArgs),
+    /// Calculator: The Game: the presses that reach the goal.
+    Calculator(CalculatorArgs),
+    /// The 24 game: expressions over the numbers that make the target.
+    #[command(name = "24")]
+    TwentyFour(TwentyFourArgs),
+    /// The Impossible Puzzle: the prune tables and who knows when.
+    SumProduct(SumProductArgs),
+}
+
+#[derive(Debug, Args)]
+struct SratArgs {
+    /// Leave question 20 (outside knowledge) unconstrained and list every sheet.
+    #[arg(long)]
+    q20_free: bool,
+    /// Write question 13 in the write-up's iff form instead of implications.
+    #[arg(long)]
+    q13_iff: bool,
+    /// Also print, per question, which of its five options hold.
+    #[arg(long)]
+    explain: bool,
+}
+
+#[derive(Debug, Args)]
+struct CalculatorArgs {
+    /// The value on the display at the start.
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    start: i64,
+    /// The value to reach.
+    #[arg(long, allow_hyphen_values = true)]
+    goal: i64,
+    /// The most moves.
+    #[arg(long)]
+    moves: usize,
+    /// Comma-separated buttons: +N, -N, xN, /N, N (append), <<, +/-, Reverse, SUM,
+    /// <Shift, Shift>, Mirror, a=>b, x^2, x^3, Inv10.
+    #[arg(long, allow_hyphen_values = true)]
+    buttons: String,
+    /// List every solution, not just the first.
+    #[arg(long)]
+    all: bool,
+    /// Print the write-up's SMT-LIB 2 script first.
+    #[arg(long)]
+    smt2: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum MethodArg {
+    Permutation,
+    Function,
+    Complete,
+    Exhaustive,
+}
+
+#[derive(Debug, Args)]
+struct TwentyFourArgs {
+    /// The numbers (1 to 6 of them).
+    #[arg(required = true, allow_negative_numbers = true)]
+    numbers: Vec<String>,
+    /// Print every distinct solution.
+    #[arg(long)]
+    all: bool,
+    /// The value to make.
+    #[arg(long, default_value_t = 24, allow_hyphen_values = true)]
+    target: i64,
+    /// How to solve.
+    #[arg(long, value_enum, default_value = "permutation")]
+    method: MethodArg,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Org,
+    Tsv,
+    Text,
+}
+
+#[derive(Debug, Args)]
+struct SumProductArgs {
+    /// The largest number.
+    #[arg(long, default_value_t = 9)]
+    max: i64,
+    /// How to print the tables.
+    #[arg(long, value_enum, default_value = "tsv")]
+    format: FormatArg,
+}
+
+/// Exit code for "the answer is no": no solution, or a check found differences.
+const EXIT_NO: u8 = 1;
+/// Exit code for an error: bad input, a failing cell, a crash of a stage.
+const EXIT_ERROR: u8 = 2;
+
+fn main() -> ExitCode {
+    // evcxr runs cells in a child process started from this binary.
+    evcxr::runtime_hook();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+fn verdict(v: Verdict) -> u8 {
+    match v {
+        Verdict::Ok => 0,
+        Verdict::Differences => EXIT_NO,
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Solve(p) => solve_puzzle(p),
+        Command::Run { notebook, where_ } => {
+            let v = commands::run(&where_.project(), &notebook)
+                .with_context(|| format!("running {}", notebook.display()))?;
+            Ok(verdict(v))
+        }
+        Command::Report {
+            notebooks,
+            force,
+            update,
+            where_,
+        } => {
+            let ci = std::env::var("CI").ok();
+            let mode = Mode::for_report(force, update, ci.as_deref());
+            if matches!(mode, Mode::Check { .. }) {
+                eprintln!("CI is set: checking instead of writing (pass --update to write)");
+            }
+            Ok(verdict(commands::report(
+                &where_.project(),
+                &notebooks,
+                mode,
+            )?))
+        }
+        Command::Check {
+            notebooks,
+            execute,
+            where_,
+        } => Ok(verdict(commands::report(
+            &where_.project(),
+            &notebooks,
+            Mode::Check { execute },
+        )?)),
+    }
+}
+
+fn solve_puzzle(p: Puzzle) -> anyhow::Result<u8> {
+    match p {
+        Puzzle::Srat(a) => {
+            let text = solve::srat(solve::SratOptions {
+                q20_free: a.q20_free,
+                q13_iff: a.q13_iff,
+                explain: a.explain,
+            })?;
+            print!("{text}");
+            Ok(0)
+        }
+        Puzzle::Calculator(a) => {
+            let (text, found) = solve::calculator(&solve::CalculatorOptions {
+                start: a.start,
+                goal: a.goal,
+                moves: a.moves,
+                buttons: a.buttons,
+                all: a.all,
+                smt2: a.smt2,
+            })?;
+            print!("{text}");
+            Ok(if found { 0 } else { EXIT_NO })
+        }
+        Puzzle::TwentyFour(a) => {
+            let numbers = a
+                .numbers
+                .iter()
+                .map(|s| {
+                    s.parse::<i64>().map_err(|_| {
+                        anyhow::anyhow!("{s:?} is not a whole number; give 1 to 6 numbers, e.g. `puzzlebook solve 24 1 5 5 5`")
+                    })
+                })
+                .collect::<anyhow::Result<Vec<i64>>>()?;
+            let method = match a.method {
+                MethodArg::Permutation => puzzlebook::twenty_four::Method::Permutation,
+                MethodArg::Function => puzzlebook::twenty_four::Method::Function,
+                MethodArg::Complete => puzzlebook::twenty_four::Method::Complete,
+                MethodArg::Exhaustive => puzzlebook::twenty_four::Method::Exhaustive,
+            };
+            let (text, found) = solve::twenty_four(&numbers, a.target, method, a.all)?;
+            print!("{text}");
+            Ok(if found { 0 } else { EXIT_NO })
+        }
+        Puzzle::SumProduct(a) => {
+            let format = match a.format {
+                FormatArg::Org => solve::TableFormat::Org,
+                FormatArg::Tsv => solve::TableFormat::Tsv,
+                FormatArg::Text => solve::TableFormat::Text,
+            };
+            print!("{}", solve::sum_product(a.max, format)?);
+            Ok(0)
+        }
+    }
+}

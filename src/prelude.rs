@@ -1,0 +1,18 @@
+//! Everything a notebook cell names, in one import: `use puzzlebook::prelude::*;`.
+
+pub use crate::calculator::{self, Button, Level, Solution};
+pub use crate::rich::{RichDisplay, ORG_MIME};
+pub use crate::srat::{self, Answers, Formula, Q13Form, Q20Mode, Term, Test};
+pub use crate::sum_product::{self, Dialogue, Key};
+pub use crate::table::{Cell, Table};
+pub use crate::twenty_four::{self, Expr};
+pub use crate::z3util::{self, SolveError};
+
+/// The `z3` crate (a notebook can only name crates it loaded).
+pub use crate::z3;
+
+/// The `polars` crate, for the same reason.
+pub use crate::polars;
+
+/// The frame type notebooks hold in variables (evcxr cannot infer it unnamed).
+pub use crate::polars::prelude::DataFrame;

@@ -1,0 +1,321 @@
+//! The `run`, `report` and `check` commands: stages wired to files, progress and
+//! exit codes. Returns what happened; `main` maps it to the process exit code.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use thiserror::Error;
+
+use super::execute::{self, BuildDirLock, ExecError, Progress};
+use super::io::{self, IoError};
+use super::mode::Mode;
+use super::notebook::{Notebook, Output};
+use super::report;
+use super::stages::{self, Staleness};
+
+/// A runner failure (exit code 2): bad input, a failing cell, a busy build folder.
+#[derive(Debug, Error)]
+pub enum RunnerError {
+    /// A file problem.
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// A cell or the engine failed.
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+    /// The crate's sources could not be fingerprinted.
+    #[error("cannot fingerprint the crate at {path}: {source}; run from the puzzlebook folder or pass --root")]
+    Fingerprint {
+        /// The crate folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// No notebooks were found.
+    #[error("no notebooks in {0}; pass notebook paths or --root")]
+    NoNotebooks(PathBuf),
+}
+
+/// Where things are.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The crate folder: its `src/`, `Cargo.toml` and `Cargo.lock` are fingerprinted.
+    pub root: PathBuf,
+    /// Where reports go (`<root>/reports`).
+    pub reports: PathBuf,
+    /// The evcxr build folder.
+    pub build_dir: PathBuf,
+}
+
+impl Project {
+    /// A project rooted at `root`, reports in `<root>/reports`, the default build folder.
+    pub fn new(root: &Path) -> Project {
+        Project {
+            root: root.to_path_buf(),
+            reports: root.join("reports"),
+            build_dir: execute::evcxr_dir(),
+        }
+    }
+
+    /// The notebooks to work on: `given`, or every `<root>/notebooks/*.ipynb`.
+    pub fn notebooks(&self, given: &[PathBuf]) -> Result<Vec<PathBuf>, RunnerError> {
+        if !given.is_empty() {
+            return Ok(given.to_vec());
+        }
+        let dir = self.root.join("notebooks");
+        let found = io::notebooks_in(&dir)?;
+        if found.is_empty() {
+            return Err(RunnerError::NoNotebooks(dir));
+        }
+        Ok(found)
+    }
+
+    /// The report file of a notebook: `<reports>/<stem>.org`.
+    pub fn report_path(&self, notebook: &Path) -> PathBuf {
+        let stem = notebook.file_stem().unwrap_or_default();
+        self.reports.join(stem).with_extension("org")
+    }
+
+    /// The notebook's path as shown in reports and messages: relative to the
+    /// root when inside it, else its file name (never an absolute path).
+    pub fn label(&self, notebook: &Path) -> String {
+        let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        match abs(notebook).strip_prefix(abs(&self.root)) {
+            Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+            Err(_) => notebook
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
+        }
+    }
+
+    fn fingerprint(&self) -> Result<String, RunnerError> {
+        super::hash::fingerprint(&self.root).map_err(|source| RunnerError::Fingerprint {
+            path: self.root.clone(),
+            source,
+        })
+    }
+}
+
+/// How a command ended, short of an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Everything fresh and identical, or written.
+    Ok,
+    /// A check found differences (exit code 1).
+    Differences,
+}
+
+fn bar(label: &str, total: usize) -> ProgressBar {
+    let pb = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{prefix} [{elapsed_precise}] {bar:24} cell {pos}/{len} {msg}",
+        )
+        .expect("a valid template"),
+    );
+    pb.set_prefix(label.to_string());
+    pb
+}
+
+/// Executes a notebook with a progress bar; `echo` prints each cell's output as
+/// it comes.
+fn run_cells(
+    project: &Project,
+    lock: &BuildDirLock,
+    path: &Path,
+    nb: &Notebook,
+    echo: bool,
+) -> Result<Vec<Vec<Output>>, RunnerError> {
+    let label = project.label(path);
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let total = nb.code_cells().count();
+    let pb = bar(&label, total);
+    let started = Instant::now();
+    let out = execute::execute(nb, &label, &dir, &lock.dir, |p| match p {
+        Progress::Start { index, name, .. } => {
+            pb.set_position(index as u64 - 1);
+            pb.set_message(name.to_string());
+        }
+        Progress::Done { index, outputs } => {
+            pb.set_position(index as u64);
+            if echo {
+                pb.suspend(|| print!("{}", echo_text(outputs)));
+            }
+        }
+    });
+    pb.finish_and_clear();
+    let outputs = out?;
+    eprintln!(
+        "{label}: executed {total} cells in {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(outputs)
+}
+
+/// A cell's outputs as `run` prints them: streams, then the plain-text value.
+fn echo_text(outputs: &[Output]) -> String {
+    let mut s = String::new();
+    for o in outputs {
+        match o {
+            Output::Stream { text, .. } => s.push_str(text),
+            Output::ExecuteResult { data } => {
+                if let Some(t) = data.get("text/plain") {
+                    s.push_str(t);
+                    if !t.ends_with('\n') {
+                        s.push('\n');
+                    }
+                }
+            }
+        }
+    }
+    s
+}
+
+fn lock(project: &Project) -> Result<BuildDirLock, RunnerError> {
+    let lock = BuildDirLock::acquire(&project.build_dir)?;
+    if lock.cold {
+        eprintln!(
+            "note: the evcxr build folder {} is empty, so the first cell compiles z3, polars and \
+             puzzlebook for evcxr; that takes several minutes (about 15 on two cores). Later runs \
+             reuse it and take seconds per cell.",
+            lock.dir.display()
+        );
+    }
+    Ok(lock)
+}
+
+/// `puzzlebook run NOTEBOOK`: executes every cell, printing outputs; writes nothing.
+pub fn run(project: &Project, path: &Path) -> Result<Verdict, RunnerError> {
+    let nb = io::load_notebook(path)?;
+    let lock = lock(project)?;
+    run_cells(project, &lock, path, &nb, true)?;
+    Ok(Verdict::Ok)
+}
+
+/// `puzzlebook report` / `puzzlebook check`, by mode.
+pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdict, RunnerError> {
+    let paths = project.notebooks(given)?;
+    let fingerprint = project.fingerprint()?;
+    // Load everything first: a malformed notebook stops the run before any work.
+    let mut loaded: Vec<(PathBuf, Notebook, PathBuf, Option<String>)> = Vec::new();
+    for p in &paths {
+        let nb = io::load_notebook(p)?;
+        let report_path = project.report_path(p);
+        let existing = io::read_optional(&report_path)?;
+        loaded.push((p.clone(), nb, report_path, existing));
+    }
+    let mut lock_guard: Option<BuildDirLock> = None;
+    let mut verdict = Verdict::Ok;
+    for (path, nb, report_path, existing) in loaded {
+        let label = project.label(&path);
+        let report_label = project.label(&report_path);
+        let stale = stages::staleness(&nb, existing.as_deref(), &fingerprint, &label);
+        match mode {
+            Mode::Check { execute } => {
+                if stale.is_empty() {
+                    println!("{label}: fresh");
+                } else {
+                    verdict = Verdict::Differences;
+                    describe(&label, &report_label, &stale);
+                }
+                if execute {
+                    if lock_guard.is_none() {
+                        lock_guard = Some(lock(project)?);
+                    }
+                    let lock = lock_guard.as_ref().expect("locked");
+                    let outputs = run_cells(project, lock, &path, &nb, false)?;
+                    let hashes = stages::expected_hashes(&nb, &fingerprint);
+                    let fresh = stages::apply_outputs(&nb, outputs, &hashes);
+                    let committed_nb = nb.to_json();
+                    let new_nb = fresh.to_json();
+                    let new_report = report::render(&fresh, &label);
+                    let mut same = true;
+                    if let Some(d) = stages::diff(
+                        &committed_nb,
+                        &new_nb,
+                        &label,
+                        &format!("{label} (executed)"),
+                    ) {
+                        same = false;
+                        print!("{d}");
+                    }
+                    let old_report = existing.clone().unwrap_or_default();
+                    if let Some(d) = stages::diff(
+                        &old_report,
+                        &new_report,
+                        &report_label,
+                        &format!("{report_label} (executed)"),
+                    ) {
+                        same = false;
+                        print!("{d}");
+                    }
+                    if same {
+                        println!("{label}: executed, outputs identical");
+                    } else {
+                        verdict = Verdict::Differences;
+                        println!("{label}: executed, outputs differ (diff above)");
+                    }
+                }
+            }
+            Mode::Update { force } => {
+                let needs_run = force || stale.iter().any(|s| matches!(s, Staleness::Cells(_)));
+                let fresh = if needs_run {
+                    if lock_guard.is_none() {
+                        lock_guard = Some(lock(project)?);
+                    }
+                    let lock = lock_guard.as_ref().expect("locked");
+                    let outputs = run_cells(project, lock, &path, &nb, false)?;
+                    let hashes = stages::expected_hashes(&nb, &fingerprint);
+                    stages::apply_outputs(&nb, outputs, &hashes)
+                } else {
+                    nb.clone()
+                };
+                let new_report = report::render(&fresh, &label);
+                let new_nb = fresh.to_json();
+                let mut wrote = Vec::new();
+                if needs_run
+                    && std::fs::read_to_string(&path).ok().as_deref() != Some(new_nb.as_str())
+                {
+                    io::write_atomic(&path, &new_nb)?;
+                    wrote.push(label.clone());
+                }
+                if existing.as_deref() != Some(new_report.as_str()) {
+                    io::write_atomic(&report_path, &new_report)?;
+                    wrote.push(report_label.clone());
+                }
+                if wrote.is_empty() {
+                    println!("{label}: fresh");
+                } else {
+                    println!("{label}: wrote {}", wrote.join(", "));
+                }
+            }
+        }
+    }
+    Ok(verdict)
+}
+
+fn describe(label: &str, report_label: &str, stale: &[Staleness]) {
+    for s in stale {
+        match s {
+            Staleness::Cells(cells) => {
+                let names: Vec<String> = cells
+                    .iter()
+                    .map(|(pos, name)| format!("cell {pos} ({name})"))
+                    .collect();
+                println!(
+                    "{label}: stale: {} do not match the sources; run `puzzlebook report`",
+                    names.join(", ")
+                );
+            }
+            Staleness::Report => {
+                println!("{report_label}: out of date with {label}; run `puzzlebook report`")
+            }
+        }
+    }
+}

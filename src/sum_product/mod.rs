@@ -1,0 +1,30 @@
+//! Chapter 4: the Impossible Puzzle (write-up 003, Common Lisp + org-mode).
+//!
+//! Pete knows the product of two numbers from 1 to 9, Susan their sum. They take
+//! turns saying "I don't know", and each answer prunes the candidate table. The
+//! tables are polars frames ([`frame`]); a plain-Rust prune ([`rows`]) is the oracle.
+
+pub mod dialogue;
+pub mod frame;
+pub mod rows;
+
+pub use dialogue::{Dialogue, Outcome, Person, Step, DONT_KNOWS};
+pub use frame::{candidates, prune, rebuild, rows_of, table, COLUMNS};
+pub use rows::{candidate_rows, prune_rows, unique_rows, Key, Row};
+
+/// What can go wrong in this chapter.
+#[derive(Debug, thiserror::Error)]
+pub enum SumProductError {
+    /// polars failed.
+    #[error("polars: {0}")]
+    Polars(#[from] polars::prelude::PolarsError),
+    /// A frame lacks one of `m s x y`.
+    #[error("the frame has no column {0:?}; prune needs columns m, s, x, y")]
+    MissingColumn(String),
+    /// A frame has a null.
+    #[error("column {0:?} has a missing value")]
+    Null(String),
+    /// The largest number is below 1.
+    #[error("the numbers run from 1 to max, so max must be at least 1, not {0}")]
+    Max(i64),
+}

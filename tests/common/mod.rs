@@ -1,0 +1,31 @@
+//! Helpers shared by the integration tests: byte-for-byte golden comparison.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The folder of golden files.
+pub fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+/// Compares `actual` with the golden file at `tests/golden/<rel>` byte for byte,
+/// failing with a unified diff. With `PUZZLEBOOK_BLESS=1` it writes the file
+/// instead (review the change before committing it).
+pub fn assert_golden(rel: &str, actual: &str) {
+    let path = golden_dir().join(rel);
+    if std::env::var_os("PUZZLEBOOK_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read golden file {}: {e}", path.display()));
+    if expected != actual {
+        let diff = similar::TextDiff::from_lines(expected.as_str(), actual)
+            .unified_diff()
+            .header(&format!("{rel} (golden)"), &format!("{rel} (actual)"))
+            .to_string();
+        panic!("{rel} differs from its golden file:\n{diff}");
+    }
+}
