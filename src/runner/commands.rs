@@ -78,11 +78,37 @@ impl Project {
 
     /// The notebook's path as shown in reports and messages: relative to the
     /// root when inside it, else its file name (never an absolute path).
-    pub fn label(&self, notebook: &Path) -> String {
-        let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        match abs(notebook).strip_prefix(abs(&self.root)) {
+    pub fn label(&self, path: &Path) -> String {
+        // Canonicalise the nearest folder that exists (a report, or the
+        // reports folder itself, may not exist yet), then add the rest back.
+        let abs = |p: &Path| -> PathBuf {
+            let p = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                std::env::current_dir().unwrap_or_default().join(p)
+            };
+            let mut rest = Vec::new();
+            let mut cur = p.as_path();
+            loop {
+                if let Ok(c) = std::fs::canonicalize(cur) {
+                    return rest
+                        .iter()
+                        .rev()
+                        .fold(c, |acc: PathBuf, part| acc.join(part));
+                }
+                match (cur.parent(), cur.file_name()) {
+                    (Some(parent), Some(name)) => {
+                        rest.push(name.to_os_string());
+                        cur = parent;
+                    }
+                    _ => return p.clone(),
+                }
+            }
+        };
+        let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        match abs(path).strip_prefix(&root) {
             Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
-            Err(_) => notebook
+            Err(_) => path
                 .file_name()
                 .unwrap_or_default()
                 .to_string_lossy()
@@ -304,13 +330,12 @@ fn describe(label: &str, report_label: &str, stale: &[Staleness]) {
     for s in stale {
         match s {
             Staleness::Cells(cells) => {
-                let names: Vec<String> = cells
-                    .iter()
-                    .map(|(pos, name)| format!("cell {pos} ({name})"))
-                    .collect();
+                // Hashes chain, so the stale cells are the first one and all after it.
+                let (pos, name) = &cells[0];
                 println!(
-                    "{label}: stale: {} do not match the sources; run `puzzlebook report`",
-                    names.join(", ")
+                    "{label}: stale from cell {pos} ({name}) on, {} code cell{}; run `puzzlebook report`",
+                    cells.len(),
+                    if cells.len() == 1 { "" } else { "s" }
                 );
             }
             Staleness::Report => {

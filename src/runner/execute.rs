@@ -141,6 +141,82 @@ impl BuildDirLock {
     }
 }
 
+/// The folder holding the toolchain's `libstd-*.so`:
+/// `<sysroot>/lib/rustlib/<host>/lib`, from `rustc --print sysroot` and `rustc -vV`.
+pub fn rust_dylib_dir() -> Result<PathBuf, String> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let run = |args: &[&str]| -> Result<String, String> {
+        let out = std::process::Command::new(&rustc)
+            .args(args)
+            .output()
+            .map_err(|e| format!("cannot run rustc: {e}"))?;
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let sysroot = run(&["--print", "sysroot"])?.trim().to_string();
+    let host = run(&["-vV"])?
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+        .ok_or("rustc -vV names no host")?;
+    Ok(Path::new(&sysroot)
+        .join("lib/rustlib")
+        .join(host)
+        .join("lib"))
+}
+
+/// Lets the evcxr child process find `libstd-*.so`.
+///
+/// evcxr compiles each cell to a shared object that links the standard library
+/// dynamically, and finds it through a relative rpath computed for the `deps/`
+/// folder. evcxr 0.22 loads the copy one folder up, so in a build folder deeper
+/// than `/tmp/x` the relative path misses and `dlopen` fails. Putting the
+/// toolchain's library folder on `LD_LIBRARY_PATH` makes any depth work.
+fn add_rust_dylib_dir() -> Result<(), String> {
+    let dir = rust_dylib_dir()?;
+    let mut paths = vec![dir.clone()];
+    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
+        paths.extend(std::env::split_paths(&old).filter(|p| *p != dir));
+    }
+    let joined = std::env::join_paths(paths).map_err(|e| e.to_string())?;
+    std::env::set_var("LD_LIBRARY_PATH", joined);
+    Ok(())
+}
+
+/// Collects the lines a cell prints while it runs.
+///
+/// evcxr waits, before `execute` returns, until its stdout channel is empty, so
+/// someone must drain it during the cell (a cell that prints would otherwise
+/// hang). A thread polls the channel and moves lines into a buffer while holding
+/// the buffer's lock; once `execute` has returned the channel is empty, so taking
+/// the lock yields every line the cell printed, and none of the next cell's.
+struct StdoutCollector {
+    lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl StdoutCollector {
+    fn start(rx: crossbeam_channel::Receiver<String>) -> StdoutCollector {
+        let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = std::sync::Arc::clone(&lines);
+        std::thread::spawn(move || loop {
+            {
+                let mut buf = sink.lock().unwrap_or_else(|e| e.into_inner());
+                loop {
+                    match rx.try_recv() {
+                        Ok(line) => buf.push(line),
+                        Err(crossbeam_channel::TryRecvError::Empty) => break,
+                        Err(crossbeam_channel::TryRecvError::Disconnected) => return,
+                    }
+                }
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        });
+        StdoutCollector { lines }
+    }
+
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.lines.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
 /// The optimisation level cells and their dependencies are compiled at.
 ///
 /// Level 0 compiles polars and z3 several times faster than evcxr's default 2,
@@ -171,12 +247,33 @@ pub fn execute(
     })?;
     // SAFETY of intent: the runner is single-threaded until evcxr starts.
     std::env::set_var("EVCXR_TMPDIR", build_dir);
+    // evcxr looks for the cells it builds under its own folder; a target folder
+    // inherited from the caller (CI sets one) would send them elsewhere.
+    std::env::remove_var("CARGO_TARGET_DIR");
+    std::env::remove_var("CARGO_BUILD_TARGET_DIR");
+    add_rust_dylib_dir().map_err(engine)?;
     std::env::set_var("EVCXR_CONFIG_DIR", &config_dir);
     let previous_dir = std::env::current_dir().map_err(|e| engine(e.to_string()))?;
     std::env::set_current_dir(dir).map_err(|e| engine(format!("{}: {e}", dir.display())))?;
-    let started = evcxr::CommandContext::new();
+    // The cells run with the notebook's folder as the working directory: evcxr
+    // resolves `:dep` paths against it, and the child process inherits it.
+    let result = run_in_dir(nb, label, &mut progress);
     let _ = std::env::set_current_dir(&previous_dir);
-    let (mut ctx, channels) = started.map_err(|e| engine(strip_ansi(&e.to_string())))?;
+    result
+}
+
+fn run_in_dir(
+    nb: &Notebook,
+    label: &str,
+    progress: &mut impl FnMut(Progress<'_>),
+) -> Result<Vec<Vec<Output>>, ExecError> {
+    let engine = |message: String| ExecError::Engine {
+        notebook: label.to_string(),
+        message,
+    };
+    let (mut ctx, channels) =
+        evcxr::CommandContext::new().map_err(|e| engine(strip_ansi(&e.to_string())))?;
+    let stdout = StdoutCollector::start(channels.stdout);
     ctx.set_opt_level(OPT_LEVEL)
         .map_err(|e| engine(e.to_string()))?;
 
@@ -201,7 +298,7 @@ pub fn execute(
             message: strip_ansi(message.trim_end()),
         };
         let result = ctx.execute(&cell.source);
-        let stdout: Vec<String> = channels.stdout.try_iter().collect();
+        let stdout: Vec<String> = stdout.take();
         // Give the stderr reader thread a moment to deliver a panic message.
         std::thread::sleep(Duration::from_millis(20));
         let stderr: Vec<String> = channels.stderr.try_iter().collect();

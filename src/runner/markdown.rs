@@ -14,7 +14,17 @@ use crate::table::Table;
 ///            "See [[https://z3.org][z3]] and ~x~.\n");
 /// ```
 pub fn markdown_to_org(md: &str) -> String {
-    let mut c = Conv::default();
+    markdown_to_org_shifted(md, 0)
+}
+
+/// [`markdown_to_org`] with every heading raised `shift` levels (at least one
+/// star stays): with the notebook's `# ` title taken as `#+TITLE:`, its `## `
+/// sections become org's top-level `* ` headings.
+pub fn markdown_to_org_shifted(md: &str, shift: usize) -> String {
+    let mut c = Conv {
+        shift,
+        ..Conv::default()
+    };
     let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     for ev in Parser::new_ext(md, opts) {
         c.event(ev);
@@ -46,6 +56,7 @@ struct Conv {
     row: Vec<String>,
     head: Option<Vec<String>>,
     quote: Vec<usize>,
+    shift: usize,
 }
 
 impl Conv {
@@ -154,7 +165,7 @@ impl Conv {
                 }
             }
             TagEnd::Heading(level) => {
-                let stars = match level {
+                let stars: usize = match level {
                     HeadingLevel::H1 => 1,
                     HeadingLevel::H2 => 2,
                     HeadingLevel::H3 => 3,
@@ -162,6 +173,7 @@ impl Conv {
                     HeadingLevel::H5 => 5,
                     HeadingLevel::H6 => 6,
                 };
+                let stars = stars.saturating_sub(self.shift).max(1);
                 let text = std::mem::take(&mut self.inline).replace('\n', " ");
                 self.block(format!("{} {text}", "*".repeat(stars)));
             }
@@ -282,6 +294,14 @@ mod tests {
     fn headings_and_emphasis() {
         assert_eq!(org("# One\n\n### Three"), "* One\n\n*** Three\n");
         assert_eq!(org("a *b* **c** ~~d~~"), "a /b/ *c* +d+\n");
+    }
+
+    #[test]
+    fn headings_shift_under_a_title() {
+        assert_eq!(
+            super::markdown_to_org_shifted("## Two\n\n# One", 1),
+            "* Two\n\n* One\n"
+        );
     }
 
     #[test]

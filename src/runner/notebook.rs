@@ -276,7 +276,6 @@ impl Cell {
         }
         if self.kind == CellKind::Code {
             let mut outs = Vec::new();
-            let mut count = Value::Null;
             for o in &self.outputs {
                 match o {
                     Output::Stream { name, text } => outs.push(json!({
@@ -296,11 +295,9 @@ impl Cell {
                     }
                 }
             }
-            if self.hash.is_some() {
-                count = Value::Null;
-            }
             obj.insert("outputs".into(), Value::Array(outs));
-            obj.insert("execution_count".into(), count);
+            // No execution counts: they would change with every run.
+            obj.insert("execution_count".into(), Value::Null);
         } else {
             obj.remove("outputs");
             obj.remove("execution_count");

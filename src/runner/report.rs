@@ -1,7 +1,7 @@
 //! Rendering a notebook and its outputs as an org-mode report in the literate
 //! style: narrative, `#+BEGIN_SRC rust` blocks and `#+RESULTS[<sha1>]: name`.
 
-use super::markdown::markdown_to_org;
+use super::markdown::markdown_to_org_shifted;
 use super::notebook::{CellKind, Notebook, Output};
 use crate::rich::ORG_MIME;
 
@@ -98,7 +98,8 @@ pub fn render(nb: &Notebook, source: &str) -> String {
                         md = rest;
                     }
                 }
-                let org = markdown_to_org(&md);
+                let shift = usize::from(title.is_some());
+                let org = markdown_to_org_shifted(&md, shift);
                 if !org.is_empty() {
                     blocks.push(org.trim_end().to_string());
                 }
