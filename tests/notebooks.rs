@@ -112,6 +112,17 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Waits for a file a cell writes (a cold evcxr build can take minutes).
+fn wait_for(marker: &Path) {
+    for _ in 0..1200 {
+        if marker.exists() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    panic!("{} never appeared", marker.display());
+}
+
 fn lock() -> std::sync::MutexGuard<'static, ()> {
     EVCXR.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -314,13 +325,14 @@ fn a_killed_run_leaves_every_file_whole() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Let it get into the 8-second cell, then kill it and evcxr with it.
-    std::thread::sleep(Duration::from_secs(6));
+    // Wait until the slow cell is running, then kill the run and evcxr with it.
+    wait_for(&f.root().join("notebooks/started"));
     let pgid = child.id().to_string();
-    Command::new("kill")
-        .args(["-KILL", &format!("-{pgid}")])
+    let killed = Command::new("kill")
+        .args(["-s", "KILL", "--", &format!("-{pgid}")])
         .status()
         .unwrap();
+    assert!(killed.success(), "kill the process group {pgid}");
     child.wait().unwrap();
     assert_eq!(f.read(&f.notebook("slow.ipynb")), nb_before);
     assert_eq!(f.read(&f.report("slow.ipynb")), "the old report\n");
@@ -338,7 +350,7 @@ fn a_second_run_at_once_is_refused_clearly() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_secs(2));
+    wait_for(&f.root().join("notebooks/started"));
     let o = run(&mut f.cmd(&["report"]));
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);

@@ -103,3 +103,13 @@ fn a_frame_without_the_columns_is_a_clear_error() {
     let e = sum_product::prune(&df, Key::Sum).unwrap_err();
     assert!(e.to_string().contains("no column \"m\""), "{e}");
 }
+
+#[test]
+fn the_dialogue_runs_at_max_1000_and_matches_the_oracle() {
+    // 500,500 candidate pairs.
+    let a = Dialogue::play(1000).unwrap();
+    assert_eq!(a.steps[0].rows.len(), 500_500);
+    let b = Dialogue::play_plain(1000).unwrap();
+    assert_eq!(a, b);
+    assert!(a.conclusion().contains("max 1000"), "{}", a.conclusion());
+}
