@@ -361,3 +361,33 @@ fn a_second_run_at_once_is_refused_clearly() {
     assert!(!f.report("small-b.ipynb").exists());
     assert!(first.wait().unwrap().success());
 }
+
+#[test]
+fn check_execute_finds_an_output_that_no_longer_comes_out() {
+    let _g = lock();
+    let f = Fixture::new(&["small-b.ipynb"]);
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // Tamper with the committed result in both files, consistently: the hashes
+    // and the rendering still agree, so only executing can tell.
+    let nb = f.notebook("small-b.ipynb");
+    let report = f.report("small-b.ipynb");
+    let nb_text = f.read(&nb);
+    assert!(nb_text.contains("\"42\""), "{nb_text}");
+    std::fs::write(&nb, nb_text.replace("\"42\"", "\"43\"")).unwrap();
+    std::fs::write(&report, f.read(&report).replace(": 42\n", ": 43\n")).unwrap();
+    let o = run(&mut f.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+
+    let before = (f.read(&nb), f.read(&report));
+    let o = run(&mut f.cmd(&["check", "--execute"]));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("-: 43\n+: 42\n"), "{out}");
+    assert!(out.contains("-       \"43\"\n+       \"42\"\n"), "{out}");
+    assert!(
+        out.contains("notebooks/small-b.ipynb: executed, outputs differ"),
+        "{out}"
+    );
+    assert_eq!((f.read(&nb), f.read(&report)), before, "check never writes");
+}
