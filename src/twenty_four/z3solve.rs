@@ -147,6 +147,48 @@ fn build_function(numbers: &[i64], target: i64) -> Built {
     }
 }
 
+/// One solution from the solver's next model: the numbers in order, the op
+/// codes, and the expression `render` builds from them, checked by the exact
+/// evaluator. The model is then blocked. `None` when no model is left.
+fn next_solution(
+    solver: &Solver,
+    n: &[Real],
+    ops: &[Int],
+    (numbers, target): (&[i64], i64),
+    what: &str,
+    render: impl Fn(&[i64], &[u8]) -> Expr,
+) -> Result<Option<(LeftToRight, String)>, TwentyFourError> {
+    let model = match z3util::check_model(solver, what) {
+        Ok(model) => model,
+        Err(SolveError::Unsat(_)) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let mut order = Vec::with_capacity(n.len());
+    for x in n {
+        let (num, den) = z3util::read_rational(&model, x, what)?;
+        if den != 1 {
+            return Err(TwentyFourError::NotANumber(format!("{num}/{den}")));
+        }
+        order.push(num);
+    }
+    let codes: Vec<u8> = z3util::read_ints(&model, ops, what)?
+        .into_iter()
+        .map(|c| c as u8)
+        .collect();
+    let text = render(&order, &codes).to_string();
+    if !verify(&text, numbers, target) {
+        return Err(TwentyFourError::Unverified(text));
+    }
+    let mut block: Vec<Bool> = n
+        .iter()
+        .zip(&order)
+        .map(|(x, v)| x.ne(z3util::real(*v)))
+        .collect();
+    block.extend(ops.iter().zip(&codes).map(|(o, c)| o.ne(i64::from(*c))));
+    solver.assert(Bool::or(&block));
+    Ok(Some(((order, codes), text)))
+}
+
 /// Reads the (numbers, codes) of every model, blocking each, up to `limit`; every
 /// expression is checked by the exact evaluator before it is kept.
 fn solutions(
@@ -155,41 +197,21 @@ fn solutions(
     target: i64,
     limit: usize,
 ) -> Result<Vec<LeftToRight>, TwentyFourError> {
-    let what = "the 24 game";
     m.solver.push();
     let mut out = Vec::new();
-    let result = (|| {
+    let result = (|| -> Result<(), TwentyFourError> {
         while out.len() < limit {
-            let model = match z3util::check_model(&m.solver, what) {
-                Ok(model) => model,
-                Err(SolveError::Unsat(_)) => break,
-                Err(e) => return Err(e.into()),
-            };
-            let mut order = Vec::with_capacity(m.numbers.len());
-            for x in &m.numbers {
-                let (num, den) = z3util::read_rational(&model, x, what)?;
-                if den != 1 {
-                    return Err(TwentyFourError::NotANumber(format!("{num}/{den}")));
-                }
-                order.push(num);
+            match next_solution(
+                &m.solver,
+                &m.numbers,
+                &m.ops,
+                (numbers, target),
+                "the 24 game",
+                left_to_right,
+            )? {
+                Some((solution, _)) => out.push(solution),
+                None => break,
             }
-            let codes: Vec<u8> = z3util::read_ints(&model, &m.ops, what)?
-                .into_iter()
-                .map(|c| c as u8)
-                .collect();
-            let text = left_to_right(&order, &codes).to_string();
-            if !verify(&text, numbers, target) {
-                return Err(TwentyFourError::Unverified(text));
-            }
-            let mut block: Vec<Bool> = m
-                .numbers
-                .iter()
-                .zip(&order)
-                .map(|(x, v)| x.ne(z3util::real(*v)))
-                .collect();
-            block.extend(m.ops.iter().zip(&codes).map(|(o, c)| o.ne(i64::from(*c))));
-            m.solver.assert(Bool::or(&block));
-            out.push((order, codes));
         }
         Ok(())
     })();
@@ -318,35 +340,14 @@ pub fn solve_complete(
         let root = encode(&shape, &solver, &n, &mut 0, &mut ops);
         solver.assert(root.eq(z3util::real(target)));
         while found.len() < limit {
-            let model = match z3util::check_model(&solver, what) {
-                Ok(m) => m,
-                Err(SolveError::Unsat(_)) => break,
-                Err(e) => return Err(e.into()),
-            };
-            let mut order = Vec::new();
-            for x in &n {
-                let (num, den) = z3util::read_rational(&model, x, what)?;
-                if den != 1 {
-                    return Err(TwentyFourError::NotANumber(format!("{num}/{den}")));
+            let render =
+                |order: &[i64], codes: &[u8]| rebuild(&shape, order, codes, &mut 0, &mut 0);
+            match next_solution(&solver, &n, &ops, (numbers, target), what, render)? {
+                Some((_, text)) => {
+                    found.insert(text);
                 }
-                order.push(num);
+                None => break,
             }
-            let codes: Vec<u8> = z3util::read_ints(&model, &ops, what)?
-                .into_iter()
-                .map(|c| c as u8)
-                .collect();
-            let text = rebuild(&shape, &order, &codes, &mut 0, &mut 0).to_string();
-            if !verify(&text, numbers, target) {
-                return Err(TwentyFourError::Unverified(text));
-            }
-            let mut block: Vec<Bool> = n
-                .iter()
-                .zip(&order)
-                .map(|(x, v)| x.ne(z3util::real(*v)))
-                .collect();
-            block.extend(ops.iter().zip(&codes).map(|(o, c)| o.ne(i64::from(*c))));
-            solver.assert(Bool::or(&block));
-            found.insert(text);
         }
     }
     Ok(found.into_iter().take(limit).collect())
