@@ -251,13 +251,7 @@ pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdic
                     describe(&label, &report_label, &stale);
                 }
                 if execute {
-                    if lock_guard.is_none() {
-                        lock_guard = Some(lock(project)?);
-                    }
-                    let lock = lock_guard.as_ref().expect("locked");
-                    let outputs = run_cells(project, lock, &path, &nb, false)?;
-                    let hashes = stages::expected_hashes(&nb, &fingerprint);
-                    let fresh = stages::apply_outputs(&nb, outputs, &hashes);
+                    let fresh = execute_fresh(project, &mut lock_guard, &path, &nb, &fingerprint)?;
                     let committed_nb = nb.to_json();
                     let new_nb = fresh.to_json();
                     let new_report = report::render(&fresh, &label);
@@ -292,22 +286,14 @@ pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdic
             Mode::Update { force } => {
                 let needs_run = force || stale.iter().any(|s| matches!(s, Staleness::Cells(_)));
                 let fresh = if needs_run {
-                    if lock_guard.is_none() {
-                        lock_guard = Some(lock(project)?);
-                    }
-                    let lock = lock_guard.as_ref().expect("locked");
-                    let outputs = run_cells(project, lock, &path, &nb, false)?;
-                    let hashes = stages::expected_hashes(&nb, &fingerprint);
-                    stages::apply_outputs(&nb, outputs, &hashes)
+                    execute_fresh(project, &mut lock_guard, &path, &nb, &fingerprint)?
                 } else {
                     nb.clone()
                 };
                 let new_report = report::render(&fresh, &label);
                 let new_nb = fresh.to_json();
                 let mut wrote = Vec::new();
-                if needs_run
-                    && std::fs::read_to_string(&path).ok().as_deref() != Some(new_nb.as_str())
-                {
+                if needs_run && nb.to_json() != new_nb {
                     io::write_atomic(&path, &new_nb)?;
                     wrote.push(label.clone());
                 }
@@ -324,6 +310,24 @@ pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdic
         }
     }
     Ok(verdict)
+}
+
+/// Executes `nb` (taking the build-folder lock on first use) and returns it with
+/// fresh outputs and the hashes they were computed for.
+fn execute_fresh(
+    project: &Project,
+    lock_guard: &mut Option<BuildDirLock>,
+    path: &Path,
+    nb: &Notebook,
+    fingerprint: &str,
+) -> Result<Notebook, RunnerError> {
+    if lock_guard.is_none() {
+        *lock_guard = Some(lock(project)?);
+    }
+    let lock = lock_guard.as_ref().expect("locked above");
+    let outputs = run_cells(project, lock, path, nb, false)?;
+    let hashes = stages::expected_hashes(nb, fingerprint);
+    Ok(stages::apply_outputs(nb, outputs, &hashes))
 }
 
 fn describe(label: &str, report_label: &str, stale: &[Staleness]) {

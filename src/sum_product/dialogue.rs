@@ -113,11 +113,18 @@ impl Dialogue {
     /// "I don't know" [`DONT_KNOWS`] times; then Pete knows. Each "I don't know"
     /// prunes the table by the speaker's key (with the polars [`frame::prune`]).
     pub fn play(max: i64) -> Result<Dialogue, SumProductError> {
-        Self::play_with(max, DONT_KNOWS, frame::prune)
+        Self::play_with(max, frame::prune_owned_rows)
     }
 
     /// [`Dialogue::play`] with the plain-Rust prune: the oracle for the polars one.
     pub fn play_plain(max: i64) -> Result<Dialogue, SumProductError> {
+        Self::play_with(max, |rows, key| Ok(super::rows::prune_rows(rows, key)))
+    }
+
+    fn play_with(
+        max: i64,
+        prune: impl Fn(&[Row], Key) -> Result<Vec<Row>, SumProductError>,
+    ) -> Result<Dialogue, SumProductError> {
         if max < 1 {
             return Err(SumProductError::Max(max));
         }
@@ -126,40 +133,14 @@ impl Dialogue {
             after: None,
             rows: super::rows::candidate_rows(max),
         }];
+        // One more than the dialogue's "I don't know"s: the hypothetical step.
         for k in 1..=DONT_KNOWS + 1 {
             let person = speaker(k);
-            let rows = super::rows::prune_rows(&steps[k - 1].rows, person.key());
+            let rows = prune(&steps[k - 1].rows, person.key())?;
             steps.push(Step {
                 name: format!("step-{k}"),
                 after: Some((person, k.div_ceil(2))),
                 rows,
-            });
-        }
-        Ok(Self::conclude(max, steps))
-    }
-
-    fn play_with(
-        max: i64,
-        dont_knows: usize,
-        prune: impl Fn(
-            &polars::prelude::DataFrame,
-            Key,
-        ) -> Result<polars::prelude::DataFrame, SumProductError>,
-    ) -> Result<Dialogue, SumProductError> {
-        let mut df = frame::candidates(max)?;
-        let mut steps = vec![Step {
-            name: "start".into(),
-            after: None,
-            rows: frame::rows_of(&df)?,
-        }];
-        // One more than the dialogue's "I don't know"s: the hypothetical step.
-        for k in 1..=dont_knows + 1 {
-            let person = speaker(k);
-            df = prune(&df, person.key())?;
-            steps.push(Step {
-                name: format!("step-{k}"),
-                after: Some((person, k.div_ceil(2))),
-                rows: frame::rows_of(&df)?,
             });
         }
         Ok(Self::conclude(max, steps))

@@ -88,8 +88,18 @@ pub fn candidates(max: i64) -> Result<DataFrame, SumProductError> {
 /// `over` the key, the groups longer than one, sorted by (first index, row
 /// index), both descending.
 pub fn prune(df: &DataFrame, key: Key) -> Result<DataFrame, SumProductError> {
+    query(rebuild(df)?, key)
+}
+
+/// The rows `prune` keeps, for rows this copy of polars owns (no rebuild needed).
+pub(crate) fn prune_owned_rows(rows: &[Row], key: Key) -> Result<Vec<Row>, SumProductError> {
+    rows_of(&query(frame_of(rows)?, key)?)
+}
+
+/// The window query behind [`prune`], on a frame this copy of polars built.
+fn query(df: DataFrame, key: Key) -> Result<DataFrame, SumProductError> {
     let k = key.column();
-    let out = rebuild(df)?
+    let out = df
         .lazy()
         .with_row_index("row", None)
         .with_columns([
