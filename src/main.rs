@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use puzzlebook::runner::commands::{self, Project, Verdict};
+use puzzlebook::runner::kernel;
+use puzzlebook::runner::kernelspec::{self, KernelSpec, Location};
 use puzzlebook::runner::mode::Mode;
 use puzzlebook::runner::solve;
 
@@ -56,6 +58,47 @@ enum Command {
         #[command(flatten)]
         where_: Where,
     },
+    /// Install or remove the Jupyter kernel "Rust (puzzlebook)".
+    #[command(subcommand)]
+    Kernel(KernelCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum KernelCommand {
+    /// Write the kernelspec: this binary as an evcxr kernel with the crate
+    /// loaded and its prelude imported.
+    Install {
+        #[command(flatten)]
+        location: LocationArgs,
+        /// The puzzlebook checkout the kernel loads.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+    },
+    /// Remove the kernelspec `install` wrote.
+    Uninstall {
+        #[command(flatten)]
+        location: LocationArgs,
+    },
+}
+
+#[derive(Debug, Args)]
+struct LocationArgs {
+    /// In your Jupyter data folder (the default).
+    #[arg(long, conflicts_with = "prefix")]
+    user: bool,
+    /// In DIR/share/jupyter/kernels, e.g. a virtual environment's folder.
+    #[arg(long, value_name = "DIR")]
+    prefix: Option<PathBuf>,
+}
+
+impl LocationArgs {
+    fn kernels_dir(&self) -> anyhow::Result<PathBuf> {
+        let location = match &self.prefix {
+            Some(p) => Location::Prefix(p.clone()),
+            None => Location::User,
+        };
+        Ok(location.kernels_dir(|k| std::env::var(k).ok())?)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -176,6 +219,16 @@ const EXIT_ERROR: u8 = 2;
 fn main() -> ExitCode {
     // evcxr runs cells in a child process started from this binary.
     evcxr::runtime_hook();
+    // Jupyter starts the installed kernel as `puzzlebook --control_file FILE`.
+    if kernel::connection_file_arg(std::env::args_os()).is_some() {
+        return match kernel::serve() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(EXIT_ERROR)
+            }
+        };
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => ExitCode::from(code),
@@ -227,6 +280,37 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             &notebooks,
             Mode::Check { execute },
         )?)),
+        Command::Kernel(k) => kernel_command(k),
+    }
+}
+
+fn kernel_command(k: KernelCommand) -> anyhow::Result<u8> {
+    match k {
+        KernelCommand::Install { location, root } => {
+            let exe = std::env::current_exe().context("finding this binary's path")?;
+            let spec = KernelSpec::new(exe, &root)?;
+            let kernels = location.kernels_dir()?;
+            let dir = spec
+                .install(&kernels)
+                .with_context(|| format!("installing the kernel into {}", kernels.display()))?;
+            println!(
+                "Installed the Jupyter kernel {:?} in {}\n\
+                 It runs {} and loads the crate at {}.\n\
+                 Open the notebooks with `jupyter notebook notebooks/` (or `jupyter lab`) and pick that kernel.\n\
+                 Its first start on a machine compiles z3 and polars, a few minutes; later starts reuse that build.",
+                kernelspec::DISPLAY_NAME,
+                dir.display(),
+                spec.exe.display(),
+                spec.crate_dir.display(),
+            );
+            Ok(0)
+        }
+        KernelCommand::Uninstall { location } => {
+            let kernels = location.kernels_dir()?;
+            let dir = kernelspec::uninstall(&kernels)?;
+            println!("Removed the Jupyter kernel at {}", dir.display());
+            Ok(0)
+        }
     }
 }
 

@@ -8,6 +8,10 @@
 
 #![cfg(feature = "runner")]
 
+mod common;
+
+use common::{crate_dir, puzzlebook, text};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
@@ -15,22 +19,8 @@ use std::time::Duration;
 
 static EVCXR: Mutex<()> = Mutex::new(());
 
-fn crate_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn puzzlebook(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_puzzlebook"));
-    c.args(args).env_remove("CI");
-    c
-}
-
 fn run(c: &mut Command) -> Output {
     c.output().expect("the binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// A throwaway project: a copy of the crate's fingerprinted files, fixture

@@ -181,6 +181,24 @@ fn add_rust_dylib_dir() -> Result<(), String> {
     Ok(())
 }
 
+/// Sets the process environment an evcxr engine started from this process needs:
+/// its build folder (`EVCXR_TMPDIR`), its config folder (`EVCXR_CONFIG_DIR`),
+/// no inherited cargo target folder, and the toolchain's library folder on
+/// `LD_LIBRARY_PATH`.
+///
+/// Call it before evcxr starts, while the process has one thread: the runner
+/// and the Jupyter kernel both do.
+pub fn engine_environment(build_dir: &Path, config_dir: &Path) -> Result<(), String> {
+    std::env::set_var("EVCXR_TMPDIR", build_dir);
+    // evcxr looks for the cells it builds under its own folder; a target folder
+    // inherited from the caller (CI sets one) would send them elsewhere.
+    std::env::remove_var("CARGO_TARGET_DIR");
+    std::env::remove_var("CARGO_BUILD_TARGET_DIR");
+    add_rust_dylib_dir()?;
+    std::env::set_var("EVCXR_CONFIG_DIR", config_dir);
+    Ok(())
+}
+
 /// Collects the lines a cell prints while it runs.
 ///
 /// evcxr waits, before `execute` returns, until its stdout channel is empty, so
@@ -245,14 +263,7 @@ pub fn execute(
         path: config_dir.clone(),
         source,
     })?;
-    // SAFETY of intent: the runner is single-threaded until evcxr starts.
-    std::env::set_var("EVCXR_TMPDIR", build_dir);
-    // evcxr looks for the cells it builds under its own folder; a target folder
-    // inherited from the caller (CI sets one) would send them elsewhere.
-    std::env::remove_var("CARGO_TARGET_DIR");
-    std::env::remove_var("CARGO_BUILD_TARGET_DIR");
-    add_rust_dylib_dir().map_err(engine)?;
-    std::env::set_var("EVCXR_CONFIG_DIR", &config_dir);
+    engine_environment(build_dir, &config_dir).map_err(engine)?;
     let previous_dir = std::env::current_dir().map_err(|e| engine(e.to_string()))?;
     std::env::set_current_dir(dir).map_err(|e| engine(format!("{}: {e}", dir.display())))?;
     // The cells run with the notebook's folder as the working directory: evcxr

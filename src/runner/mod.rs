@@ -5,6 +5,8 @@ pub mod commands;
 pub mod execute;
 pub mod hash;
 pub mod io;
+pub mod kernel;
+pub mod kernelspec;
 pub mod markdown;
 pub mod mode;
 pub mod notebook;
