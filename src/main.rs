@@ -58,6 +58,24 @@ enum Command {
         #[command(flatten)]
         where_: Where,
     },
+    /// Measure the solvers and the runner side by side; print a Markdown table.
+    ///
+    /// Each group's first row is its baseline; `ratio` is a row's total over it.
+    /// Build with `--profile perf` for figures worth comparing.
+    Bench {
+        /// Groups to run (default: all).
+        #[arg(long = "only", value_enum)]
+        only: Vec<GroupArg>,
+        /// Runs per case for the small cases.
+        #[arg(long, default_value_t = 10)]
+        repeat: usize,
+        /// Take every N-th of the 1820 multisets in the 24 group (1: all).
+        #[arg(long, default_value_t = 1)]
+        stride: usize,
+        /// The puzzlebook checkout, for the report group.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+    },
     /// Install or remove the Jupyter kernel "Rust (puzzlebook)".
     #[command(subcommand)]
     Kernel(KernelCommand),
@@ -194,6 +212,16 @@ struct TwentyFourArgs {
     method: MethodArg,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum GroupArg {
+    #[value(name = "24")]
+    TwentyFour,
+    Srat,
+    Calculator,
+    SumProduct,
+    Report,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum FormatArg {
     Org,
@@ -281,7 +309,55 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             Mode::Check { execute },
         )?)),
         Command::Kernel(k) => kernel_command(k),
+        Command::Bench {
+            only,
+            repeat,
+            stride,
+            root,
+        } => bench_command(only, repeat, stride, root),
     }
+}
+
+fn bench_command(
+    only: Vec<GroupArg>,
+    repeat: usize,
+    stride: usize,
+    root: PathBuf,
+) -> anyhow::Result<u8> {
+    use puzzlebook::runner::bench::{self, Group};
+    let groups = if only.is_empty() {
+        Group::ALL.to_vec()
+    } else {
+        Group::ALL
+            .into_iter()
+            .filter(|g| {
+                only.contains(&match g {
+                    Group::TwentyFour => GroupArg::TwentyFour,
+                    Group::Srat => GroupArg::Srat,
+                    Group::Calculator => GroupArg::Calculator,
+                    Group::SumProduct => GroupArg::SumProduct,
+                    Group::Report => GroupArg::Report,
+                })
+            })
+            .collect()
+    };
+    let options = bench::Options {
+        groups,
+        repeat,
+        stride,
+        binary: std::env::current_exe().context("finding this binary's path")?,
+        root,
+    };
+    let rows = bench::run(&options, |g| eprintln!("bench: {g:?}…"))?;
+    let build = if cfg!(debug_assertions) {
+        "the dev profile (this crate at opt-level 3 with debug assertions, dependencies at 1)"
+    } else {
+        "an optimised profile without debug assertions"
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("Built with {build}; {cores} cores.\n");
+    print!("{}", bench::table(&rows).to_markdown());
+    Ok(0)
 }
 
 fn kernel_command(k: KernelCommand) -> anyhow::Result<u8> {

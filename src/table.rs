@@ -215,6 +215,38 @@ impl Table {
         out
     }
 
+    /// Renders as a Markdown (GitHub) table: the org table with `|---|---|` as
+    /// its rule and `|` inside a cell escaped as `\|`.
+    ///
+    /// ```
+    /// use puzzlebook::Table;
+    /// let t = Table::new(["m", "s"]).with_row([9, 10]);
+    /// assert_eq!(t.to_markdown(), "| m |  s |\n|---|----|\n| 9 | 10 |\n");
+    /// ```
+    pub fn to_markdown(&self) -> String {
+        let escaped = Table {
+            header: self.header.iter().map(|h| h.replace('|', "\\|")).collect(),
+            rows: self
+                .rows
+                .iter()
+                .map(|r| {
+                    r.iter()
+                        .map(|c| match c {
+                            Cell::Text(s) => Cell::Text(s.replace('|', "\\|")),
+                            other => other.clone(),
+                        })
+                        .collect()
+                })
+                .collect(),
+        };
+        let org = escaped.to_org();
+        let mut lines: Vec<String> = org.lines().map(str::to_string).collect();
+        if lines.len() > 1 {
+            lines[1] = lines[1].replace('+', "|");
+        }
+        lines.iter().map(|l| format!("{l}\n")).collect()
+    }
+
     /// Renders as tab-separated text, header first, one line per row.
     pub fn to_tsv(&self) -> String {
         let mut out = String::new();

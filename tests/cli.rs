@@ -143,7 +143,10 @@ fn solve_24_prints_checked_expressions() {
     let o = puzzlebook(&[
         "solve", "24", "3", "4", "--target", "12", "--method", "function",
     ]);
-    assert_eq!(stdout(&o), "3 * 4 = 12\n");
+    // Which of 3 * 4 and 4 * 3 comes first is Z3's choice.
+    let out = stdout(&o);
+    let expr = out.strip_suffix(" = 12\n").expect("one EXPR = 12 line");
+    assert!(puzzlebook::twenty_four::verify(expr, &[3, 4], 12), "{out}");
 }
 
 #[test]
@@ -203,4 +206,47 @@ fn every_subcommand_has_help() {
         assert!(o.status.success(), "{args:?}");
         assert!(stdout(&o).contains("Usage"), "{args:?}");
     }
+}
+
+#[test]
+fn bench_prints_a_markdown_table_of_checked_cases_with_ratios() {
+    let o = puzzlebook(&[
+        "bench",
+        "--only",
+        "24",
+        "--only",
+        "srat",
+        "--only",
+        "calculator",
+        "--repeat",
+        "1",
+        "--stride",
+        "182",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("| ")).collect();
+    // A header, then 4 + 2 + 4 cases.
+    assert_eq!(rows.len(), 11, "{out}");
+    assert!(out.contains("|---"), "{out}");
+    assert!(out.contains("| 24 game, 10 multisets "), "{out}");
+    assert!(out.contains("DADBEDDEDABADBADBABE"), "{out}");
+    // Each group's first case is its baseline.
+    for group in [
+        "24 game",
+        "Self-Referential",
+        "Calculator level 38",
+        "Calculator, 7 moves",
+    ] {
+        let first = rows.iter().find(|r| r.contains(group)).unwrap();
+        let ratio = first
+            .trim_end_matches([' ', '|'])
+            .rsplit('|')
+            .next()
+            .unwrap();
+        assert_eq!(ratio.trim(), "1.00×", "{first}");
+    }
+    let bad = puzzlebook(&["bench", "--only", "sudoku"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("sum-product"), "{}", stderr(&bad));
 }

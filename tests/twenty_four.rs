@@ -100,7 +100,8 @@ fn balanced_bracketings_need_the_complete_encoding() {
 #[test]
 fn any_target_and_one_to_six_numbers() {
     let e = twenty_four::solve(&[3, 4], 12, Method::Permutation, false).unwrap();
-    assert_eq!(e, ["3 * 4"]);
+    assert_eq!(e.len(), 1);
+    assert!(["3 * 4", "4 * 3"].contains(&e[0].as_str()), "{e:?}");
     let e = twenty_four::solve(&[7], 7, Method::Function, false).unwrap();
     assert_eq!(e, ["7"]);
     let e = twenty_four::solve(&[1, 2, 3, 4, 5, 6], 100, Method::Exhaustive, false).unwrap();

@@ -1,6 +1,7 @@
 //! The `puzzlebook` command's stages: load notebook → execute → render report →
 //! compare, with file I/O at the edges ([`io`]) and the modes in [`mode`].
 
+pub mod bench;
 pub mod commands;
 pub mod execute;
 pub mod hash;

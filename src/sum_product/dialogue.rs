@@ -113,7 +113,7 @@ impl Dialogue {
     /// "I don't know" [`DONT_KNOWS`] times; then Pete knows. Each "I don't know"
     /// prunes the table by the speaker's key (with the polars [`frame::prune`]).
     pub fn play(max: i64) -> Result<Dialogue, SumProductError> {
-        Self::play_with(max, frame::prune_owned_rows)
+        Self::play_with(max, frame::chained_pruner())
     }
 
     /// [`Dialogue::play`] with the plain-Rust prune: the oracle for the polars one.
@@ -123,7 +123,7 @@ impl Dialogue {
 
     fn play_with(
         max: i64,
-        prune: impl Fn(&[Row], Key) -> Result<Vec<Row>, SumProductError>,
+        mut prune: impl FnMut(&[Row], Key) -> Result<Vec<Row>, SumProductError>,
     ) -> Result<Dialogue, SumProductError> {
         if max < 1 {
             return Err(SumProductError::Max(max));
