@@ -482,21 +482,24 @@ pub fn human(d: Duration) -> String {
     }
 }
 
-/// The rows as one table: each row's ratio is its total over its group's first.
+/// The rows as one table. A row's ratio is its time per item (total over
+/// items) over that of its group's first row, so ten fresh `report` runs and
+/// one forced run compare per run.
 pub fn table(rows: &[Row]) -> Table {
     let mut t = Table::new([
         "group", "case", "result", "items", "total", "CPU", "median", "ratio",
     ]);
-    let mut baseline: Option<(&str, Duration)> = None;
+    let per_item = |r: &Row| r.total.as_secs_f64() / r.items.max(1) as f64;
+    let mut baseline: Option<(&str, f64)> = None;
     for r in rows {
         let base = match baseline {
-            Some((g, d)) if g == r.group => d,
+            Some((g, b)) if g == r.group => b,
             _ => {
-                baseline = Some((&r.group, r.total));
-                r.total
+                baseline = Some((&r.group, per_item(r)));
+                per_item(r)
             }
         };
-        let ratio = r.total.as_secs_f64() / base.as_secs_f64().max(1e-9);
+        let ratio = per_item(r) / base.max(1e-12);
         t.push_row([
             r.group.clone(),
             r.case.clone(),
@@ -529,6 +532,13 @@ mod tests {
         let t = table(&[row("a", 10), row("a", 25), row("b", 4), row("b", 2)]);
         let ratios: Vec<String> = t.rows().iter().map(|r| r[7].to_string()).collect();
         assert_eq!(ratios, ["1.00×", "2.50×", "1.00×", "0.50×"]);
+        // Per item: ten runs in 100 ms against one run of 50 ms.
+        let ten = Row {
+            items: 10,
+            ..row("c", 100)
+        };
+        let t = table(&[ten, row("c", 50)]);
+        assert_eq!(t.rows()[1][7].to_string(), "5.00×");
     }
 
     #[test]
