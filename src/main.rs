@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use puzzlebook::runner::bench::{self, Group};
 use puzzlebook::runner::commands::{self, Project, Verdict};
 use puzzlebook::runner::kernel;
 use puzzlebook::runner::kernelspec::{self, KernelSpec, Location};
@@ -65,7 +66,7 @@ enum Command {
     Bench {
         /// Groups to run (default: all).
         #[arg(long = "only", value_enum)]
-        only: Vec<GroupArg>,
+        only: Vec<Group>,
         /// Runs per case for the small cases.
         #[arg(long, default_value_t = 10)]
         repeat: usize,
@@ -212,16 +213,6 @@ struct TwentyFourArgs {
     method: MethodArg,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum GroupArg {
-    #[value(name = "24")]
-    TwentyFour,
-    Srat,
-    Calculator,
-    SumProduct,
-    Report,
-}
-
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum FormatArg {
     Org,
@@ -319,26 +310,17 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
 }
 
 fn bench_command(
-    only: Vec<GroupArg>,
+    only: Vec<Group>,
     repeat: usize,
     stride: usize,
     root: PathBuf,
 ) -> anyhow::Result<u8> {
-    use puzzlebook::runner::bench::{self, Group};
     let groups = if only.is_empty() {
         Group::ALL.to_vec()
     } else {
         Group::ALL
             .into_iter()
-            .filter(|g| {
-                only.contains(&match g {
-                    Group::TwentyFour => GroupArg::TwentyFour,
-                    Group::Srat => GroupArg::Srat,
-                    Group::Calculator => GroupArg::Calculator,
-                    Group::SumProduct => GroupArg::SumProduct,
-                    Group::Report => GroupArg::Report,
-                })
-            })
+            .filter(|g| only.contains(g))
             .collect()
     };
     let options = bench::Options {

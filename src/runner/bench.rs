@@ -61,10 +61,12 @@ fn expect(what: &str, got: impl ToString, expected: impl ToString) -> Result<(),
     }
 }
 
-/// The benchmark groups, in the order `bench` runs them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The benchmark groups, in the order `bench` runs them; their `--only` names
+/// are `24`, `srat`, `calculator`, `sum-product` and `report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Group {
     /// The 24 game over all 1820 multisets of 1..13.
+    #[value(name = "24")]
     TwentyFour,
     /// The Self-Referential Aptitude Test.
     Srat,
