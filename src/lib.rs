@@ -1,9 +1,10 @@
 //! puzzlebook: literate, reproducible notebooks that teach constraint solving with Z3.
 //!
-//! The library is what a notebook loads with
-//! `:dep puzzlebook = { path = "..", default-features = false }`: one module per
-//! chapter, the shared Z3 helpers, and a [`Table`] that renders as org, terminal,
-//! HTML and tab-separated text. Notebooks import [`prelude`].
+//! The library is what a notebook loads with `:dep puzzlebook = { path = ".." }`:
+//! one module per chapter, the shared Z3 helpers, and a [`Table`] that renders as
+//! org, terminal, HTML and tab-separated text. Notebooks import [`prelude`]. The
+//! `puzzlebook` command is a separate package (`cli/`), so a notebook's `:dep`
+//! compiles none of it.
 //!
 //! # Values that cross notebook cells
 //!
@@ -21,9 +22,6 @@ pub mod sum_product;
 pub mod table;
 pub mod twenty_four;
 pub mod z3util;
-
-#[cfg(feature = "runner")]
-pub mod runner;
 
 pub use table::{Cell, Table};
 pub use z3util::SolveError;

@@ -1,6 +1,6 @@
 //! Calculator: The Game: the simulator, the write-up's model and its SMT-LIB script.
 
-use puzzlebook::calculator::{self, Button, Level, Method};
+use puzzlebook::calculator::{self, Button, Level, SolvedBy};
 
 fn b(label: &str) -> Button {
     label.parse().unwrap()
@@ -85,7 +85,7 @@ fn level_38_goal_minus_120_is_unique() {
 fn level_38_goal_minus_130_is_unique() {
     let level = Level::level_38(-130);
     let (method, sols) = calculator::solve(&level, true).unwrap();
-    assert_eq!(method, Method::Z3);
+    assert_eq!(method, SolvedBy::Z3);
     assert_eq!(sols.len(), 1);
     assert_eq!(sols[0].labels(), "-6, -6, 4, -6");
     assert_eq!(sols[0].values, [-6, -12, -124, -130]);
@@ -155,7 +155,7 @@ fn inexpressible_buttons_go_to_search() {
     assert!(!level.z3_expressible());
     assert!(calculator::step_models(&level, 2, 1).is_err());
     let (method, sols) = calculator::solve(&level, true).unwrap();
-    assert_eq!(method, Method::Search);
+    assert_eq!(method, SolvedBy::Search);
     let labels: Vec<String> = sols.iter().map(|s| s.labels()).collect();
     assert_eq!(labels, ["<Shift, Mirror", "Reverse, Mirror"]);
 }

@@ -1,5 +1,5 @@
-//! The library a notebook loads with `default-features = false` builds no runner
-//! dependency: `cargo tree` shows no evcxr, clap or indicatif.
+//! The library a notebook loads with `:dep` builds none of the command's
+//! dependencies: `cargo tree -p puzzlebook` shows no evcxr, clap or indicatif.
 
 use std::process::Command;
 
@@ -9,7 +9,8 @@ fn the_notebook_dependency_pulls_in_no_evcxr() {
         .args([
             "tree",
             "--offline",
-            "--no-default-features",
+            "--package",
+            "puzzlebook",
             "--edges",
             "normal",
             "--prefix",

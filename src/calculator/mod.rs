@@ -19,7 +19,7 @@ pub use search::search;
 
 /// How a level was solved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
+pub enum SolvedBy {
     /// The write-up's Z3 step model.
     Z3,
     /// Exhaustive search over the simulator.
@@ -28,13 +28,13 @@ pub enum Method {
 
 /// The solutions of a level (sorted, every one replayed by the simulator), and
 /// how they were found. Empty when there is no solution within the moves.
-pub fn solve(level: &Level, all: bool) -> Result<(Method, Vec<Solution>), ModelError> {
+pub fn solve(level: &Level, all: bool) -> Result<(SolvedBy, Vec<Solution>), ModelError> {
     if level.z3_expressible() {
         let found = solve_z3(level, all)?;
         let mut sols: Vec<Solution> = found.into_iter().map(|(_, s)| s).collect();
         sols.sort();
-        Ok((Method::Z3, sols))
+        Ok((SolvedBy::Z3, sols))
     } else {
-        Ok((Method::Search, search(level, all)))
+        Ok((SolvedBy::Search, search(level, all)))
     }
 }

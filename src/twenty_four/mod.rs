@@ -9,8 +9,6 @@ pub mod exhaustive;
 pub mod expr;
 pub mod z3solve;
 
-use std::str::FromStr;
-
 pub use exhaustive::{all_expressions, left_to_right_solutions, multisets, solvable};
 pub use expr::{left_to_right, op_code, output, parse, verify, Expr, Op, Rational};
 pub use z3solve::{permutation, permutations};
@@ -64,21 +62,6 @@ pub enum Method {
     Complete,
     /// Exact search over every bracketing, no Z3.
     Exhaustive,
-}
-
-impl FromStr for Method {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "permutation" => Ok(Method::Permutation),
-            "function" => Ok(Method::Function),
-            "complete" => Ok(Method::Complete),
-            "exhaustive" => Ok(Method::Exhaustive),
-            _ => Err(format!(
-                "unknown method {s:?}; use permutation, function, complete or exhaustive"
-            )),
-        }
-    }
 }
 
 /// Solutions of `numbers` for `target` by `method`: the first one, or with `all`

@@ -3,25 +3,10 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The crate's folder.
 pub fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The `puzzlebook` binary with `args`, and without `CI` (which would turn
-/// `report` into a check).
-#[cfg(feature = "runner")]
-pub fn puzzlebook(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_puzzlebook"));
-    c.args(args).env_remove("CI");
-    c
-}
-
-/// Bytes a process printed, as text.
-pub fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// The folder of golden files.

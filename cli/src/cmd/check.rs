@@ -1,0 +1,27 @@
+//! `puzzlebook check`: compare notebooks and reports with their sources; never writes.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use puzzlebook_cli::pipeline::mode::Mode;
+use puzzlebook_cli::pipeline::project;
+
+use super::{Exit, ProjectArgs};
+
+/// Arguments of `check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Notebooks to check (default: every notebooks/*.ipynb).
+    notebooks: Vec<PathBuf>,
+    /// Also execute the notebooks and compare every output byte for byte.
+    #[arg(long)]
+    execute: bool,
+    #[command(flatten)]
+    project: ProjectArgs,
+}
+
+/// Checks; exit code 1 on any difference.
+pub fn execute(a: CheckArgs) -> anyhow::Result<Exit> {
+    let mode = Mode::Check { execute: a.execute };
+    Ok(project::report(&a.project.project(), &a.notebooks, mode)?.into())
+}

@@ -1,0 +1,104 @@
+//! One file per command, each with its arguments and its `execute`, as mdBook
+//! lays out its commands; and what they share: the project arguments, the exit
+//! codes, and printing an error.
+
+pub mod bench;
+pub mod check;
+pub mod kernel;
+pub mod report;
+pub mod run;
+pub mod solve;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use puzzlebook_cli::pipeline::project::{Project, Verdict};
+
+/// How a command that did not fail ended; the process exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Exit {
+    /// Solved, fresh, identical, written.
+    Ok = 0,
+    /// "No": a puzzle has no solution, or a check found differences.
+    No = 1,
+}
+
+/// The exit code of an error: bad input, a failing cell, a crash of a stage.
+pub const EXIT_ERROR: u8 = 2;
+
+impl From<Verdict> for Exit {
+    fn from(v: Verdict) -> Exit {
+        match v {
+            Verdict::Ok => Exit::Ok,
+            Verdict::Differences => Exit::No,
+        }
+    }
+}
+
+/// Prints `e` and its causes, each once, and returns the error exit code.
+///
+/// Library errors say their cause in their own message, and anyhow's chain
+/// repeats it; a cause whose text is already printed is not printed again.
+pub fn fail(e: &anyhow::Error) -> ExitCode {
+    eprintln!("error: {}", error_text(e));
+    ExitCode::from(EXIT_ERROR)
+}
+
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let c = cause.to_string();
+        if text.contains(&c) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&c);
+    }
+    text
+}
+
+/// Where a checkout's files are: `--root` and `--reports`.
+#[derive(Debug, Args)]
+pub struct ProjectArgs {
+    /// The puzzlebook checkout (its Cargo.toml, Cargo.lock, src/, notebooks/ and reports/).
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    /// Where reports go (default: ROOT/reports).
+    #[arg(long)]
+    pub reports: Option<PathBuf>,
+}
+
+impl ProjectArgs {
+    /// The project these arguments name.
+    pub fn project(&self) -> Project {
+        let mut p = Project::new(&self.root);
+        if let Some(r) = &self.reports {
+            p.reports = r.clone();
+        }
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_cause_is_printed_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("not valid JSON (EOF); fix the file")]
+        struct Inner;
+        #[derive(Debug, thiserror::Error)]
+        #[error("x.ipynb is not a usable notebook: {0}")]
+        struct Outer(#[source] Inner);
+        let e = anyhow::Error::new(Outer(Inner)).context("loading x.ipynb");
+        assert_eq!(
+            error_text(&e),
+            "loading x.ipynb: x.ipynb is not a usable notebook: not valid JSON (EOF); fix the file"
+        );
+    }
+}

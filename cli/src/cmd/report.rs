@@ -1,0 +1,34 @@
+//! `puzzlebook report`: execute stale notebooks, write their outputs and reports.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use puzzlebook_cli::pipeline::mode::Mode;
+use puzzlebook_cli::pipeline::project;
+
+use super::{Exit, ProjectArgs};
+
+/// Arguments of `report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Notebooks to report (default: every notebooks/*.ipynb).
+    notebooks: Vec<PathBuf>,
+    /// Execute even when every hash matches.
+    #[arg(long)]
+    force: bool,
+    /// Write even when CI is set.
+    #[arg(long)]
+    update: bool,
+    #[command(flatten)]
+    project: ProjectArgs,
+}
+
+/// Reports, or checks when `CI` is set and `--update` is not given.
+pub fn execute(a: ReportArgs) -> anyhow::Result<Exit> {
+    let ci = std::env::var("CI").ok();
+    let mode = Mode::for_report(a.force, a.update, ci.as_deref());
+    if matches!(mode, Mode::Check { .. }) {
+        eprintln!("CI is set: checking instead of writing (pass --update to write)");
+    }
+    Ok(project::report(&a.project.project(), &a.notebooks, mode)?.into())
+}

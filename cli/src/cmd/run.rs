@@ -1,0 +1,25 @@
+//! `puzzlebook run NOTEBOOK`: execute a notebook and print each cell's output.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use clap::Args;
+use puzzlebook_cli::pipeline::project;
+
+use super::{Exit, ProjectArgs};
+
+/// Arguments of `run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The notebook (.ipynb).
+    notebook: PathBuf,
+    #[command(flatten)]
+    project: ProjectArgs,
+}
+
+/// Runs the notebook; writes nothing.
+pub fn execute(a: RunArgs) -> anyhow::Result<Exit> {
+    let v = project::run(&a.project.project(), &a.notebook)
+        .with_context(|| format!("running {}", a.notebook.display()))?;
+    Ok(v.into())
+}

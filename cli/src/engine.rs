@@ -1,0 +1,182 @@
+//! The evcxr engine's set-up, apart from running cells: the build folder and
+//! its lock, the toolchain's library folder, the process environment, and the
+//! optimisation level cells compile at. The runner and the Jupyter kernel share it.
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+/// A build folder that cannot be used.
+#[derive(Debug, Error)]
+pub enum EngineError {
+    /// Another run holds the evcxr build folder.
+    #[error("another puzzlebook run is using the evcxr build folder {0}; wait for it to finish, or set EVCXR_TMPDIR to another folder")]
+    Busy(PathBuf),
+    /// The build folder could not be prepared.
+    #[error("cannot prepare the evcxr build folder {path}: {source}")]
+    Io {
+        /// The folder.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+/// The evcxr build folder: `EVCXR_TMPDIR` if set, else `<cache>/puzzlebook/evcxr`,
+/// where `<cache>` is `XDG_CACHE_HOME` or `~/.cache`.
+pub fn evcxr_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("EVCXR_TMPDIR") {
+        return PathBuf::from(d);
+    }
+    cache_dir().join("evcxr")
+}
+
+/// `<cache>/puzzlebook`.
+pub fn cache_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("puzzlebook")
+}
+
+/// Holds the lock on an evcxr build folder: one evcxr at a time per folder.
+#[derive(Debug)]
+pub struct BuildDirLock {
+    _file: std::fs::File,
+    /// The folder.
+    pub dir: PathBuf,
+    /// Whether the folder was empty (a cold build is ahead).
+    pub cold: bool,
+}
+
+impl BuildDirLock {
+    /// Locks `dir` (creating it), or refuses at once if another run holds it.
+    pub fn acquire(dir: &Path) -> Result<BuildDirLock, EngineError> {
+        let io = |source| EngineError::Io {
+            path: dir.to_path_buf(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let cold = !dir.join("target").exists();
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join("puzzlebook.lock"))
+            .map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => Ok(BuildDirLock {
+                _file: file,
+                dir: dir.to_path_buf(),
+                cold,
+            }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(EngineError::Busy(dir.to_path_buf())),
+            Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+        }
+    }
+}
+
+/// The folder holding the toolchain's `libstd-*.so`:
+/// `<sysroot>/lib/rustlib/<host>/lib`, from `rustc --print sysroot` and `rustc -vV`.
+pub fn rust_dylib_dir() -> Result<PathBuf, String> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let run = |args: &[&str]| -> Result<String, String> {
+        let out = std::process::Command::new(&rustc)
+            .args(args)
+            .output()
+            .map_err(|e| format!("cannot run rustc: {e}"))?;
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let sysroot = run(&["--print", "sysroot"])?.trim().to_string();
+    let host = run(&["-vV"])?
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+        .ok_or("rustc -vV names no host")?;
+    Ok(Path::new(&sysroot)
+        .join("lib/rustlib")
+        .join(host)
+        .join("lib"))
+}
+
+/// Lets the evcxr child process find `libstd-*.so`.
+///
+/// evcxr compiles each cell to a shared object that links the standard library
+/// dynamically, and finds it through a relative rpath computed for the `deps/`
+/// folder. evcxr 0.22 loads the copy one folder up, so in a build folder deeper
+/// than `/tmp/x` the relative path misses and `dlopen` fails. Putting the
+/// toolchain's library folder on `LD_LIBRARY_PATH` makes any depth work.
+fn add_rust_dylib_dir() -> Result<(), String> {
+    let dir = rust_dylib_dir()?;
+    let mut paths = vec![dir.clone()];
+    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
+        paths.extend(std::env::split_paths(&old).filter(|p| *p != dir));
+    }
+    let joined = std::env::join_paths(paths).map_err(|e| e.to_string())?;
+    std::env::set_var("LD_LIBRARY_PATH", joined);
+    Ok(())
+}
+
+/// Sets the process environment an evcxr engine started from this process needs:
+/// its build folder (`EVCXR_TMPDIR`), its config folder (`EVCXR_CONFIG_DIR`),
+/// no inherited cargo target folder, and the toolchain's library folder on
+/// `LD_LIBRARY_PATH`.
+///
+/// Call it before evcxr starts, while the process has one thread: the runner
+/// and the Jupyter kernel both do.
+pub fn engine_environment(build_dir: &Path, config_dir: &Path) -> Result<(), String> {
+    std::env::set_var("EVCXR_TMPDIR", build_dir);
+    // evcxr looks for the cells it builds under its own folder; a target folder
+    // inherited from the caller (CI sets one) would send them elsewhere.
+    std::env::remove_var("CARGO_TARGET_DIR");
+    std::env::remove_var("CARGO_BUILD_TARGET_DIR");
+    add_rust_dylib_dir()?;
+    std::env::set_var("EVCXR_CONFIG_DIR", config_dir);
+    Ok(())
+}
+
+/// The optimisation level cells and their dependencies are compiled at.
+///
+/// Level 0 compiles polars and z3 several times faster than evcxr's default 2,
+/// and the notebooks' data are small, so results come sooner.
+pub const OPT_LEVEL: &str = "0";
+
+/// The evcxr commands that set up an engine as the runner sets up its own
+/// (the kernel's `init.evcxr` starts with them).
+pub fn init_commands() -> String {
+    format!(":opt {OPT_LEVEL}\n")
+}
+
+/// A statement that makes evcxr allow `?` in cells from the start.
+///
+/// evcxr enables `?` only after the first cell that uses it fails to compile
+/// with E0277, and then compiles that cell again. In the same round it also
+/// applies its fallback for any error inside the cell's final expression,
+/// printing the value with `Debug` instead of calling `evcxr_display`. So the
+/// first cell of a notebook to end in `table(&x)?` showed a Debug dump instead
+/// of its table. Running this first takes that round out of the notebook's cells.
+pub const PRIME_QUESTION_MARK: &str = "Ok::<(), std::fmt::Error>(())?;";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_held_build_dir_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let first = BuildDirLock::acquire(d.path()).unwrap();
+        assert!(first.cold);
+        let second = BuildDirLock::acquire(d.path()).unwrap_err();
+        assert!(
+            second.to_string().contains("another puzzlebook run"),
+            "{second}"
+        );
+        drop(first);
+        BuildDirLock::acquire(d.path()).unwrap();
+    }
+
+    #[test]
+    fn the_kernel_init_and_the_runner_share_one_opt_level() {
+        assert_eq!(init_commands(), format!(":opt {OPT_LEVEL}\n"));
+    }
+}

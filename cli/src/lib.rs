@@ -1,0 +1,13 @@
+//! The `puzzlebook` command's library: the notebook [`pipeline`], the evcxr
+//! [`engine`] set-up, the Jupyter [`kernel`], and the [`solve`] and [`bench`]
+//! commands' work. The binary (`src/main.rs` and `src/cmd/`) parses arguments
+//! and calls these.
+//!
+//! The chapters themselves live in the `puzzlebook` library, which notebooks
+//! load with `:dep`; nothing here is compiled into a notebook.
+
+pub mod bench;
+pub mod engine;
+pub mod kernel;
+pub mod pipeline;
+pub mod solve;

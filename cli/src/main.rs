@@ -1,0 +1,65 @@
+//! The `puzzlebook` command: parses arguments and dispatches to one file per
+//! command under `cmd/`.
+
+mod cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use puzzlebook_cli::kernel::serve;
+
+/// Literate, reproducible notebooks that teach constraint solving with Z3.
+#[derive(Debug, Parser)]
+#[command(name = "puzzlebook", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Solve one chapter's puzzle and print the answer.
+    #[command(subcommand)]
+    Solve(cmd::solve::Puzzle),
+    /// Execute a notebook cell by cell through evcxr, printing each cell's output.
+    Run(cmd::run::RunArgs),
+    /// Execute stale notebooks and regenerate their outputs and org reports.
+    ///
+    /// With CI set, checks instead of writing (pass --update to write anyway).
+    Report(cmd::report::ReportArgs),
+    /// Check that notebooks and reports match the sources; never writes.
+    ///
+    /// Exit codes: 0 fresh and identical, 1 differences, 2 an error.
+    Check(cmd::check::CheckArgs),
+    /// Measure the solvers and the runner side by side; print a Markdown table.
+    ///
+    /// Each group's first row is its baseline; `ratio` is a row's total over it.
+    Bench(cmd::bench::BenchArgs),
+    /// Install or remove the Jupyter kernel "Rust (puzzlebook)".
+    #[command(subcommand)]
+    Kernel(cmd::kernel::KernelCommand),
+}
+
+fn main() -> ExitCode {
+    // evcxr runs cells in a child process started from this binary.
+    evcxr::runtime_hook();
+    // Jupyter starts the installed kernel as `puzzlebook --control_file FILE`.
+    if serve::connection_file_arg(std::env::args_os()).is_some() {
+        return match serve::serve() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => cmd::fail(&anyhow::Error::new(e)),
+        };
+    }
+    let result = match Cli::parse().command {
+        Command::Solve(p) => cmd::solve::execute(p),
+        Command::Run(a) => cmd::run::execute(a),
+        Command::Report(a) => cmd::report::execute(a),
+        Command::Check(a) => cmd::check::execute(a),
+        Command::Bench(a) => cmd::bench::execute(a),
+        Command::Kernel(k) => cmd::kernel::execute(k),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code as u8),
+        Err(e) => cmd::fail(&e),
+    }
+}

@@ -1,0 +1,351 @@
+//! The `.ipynb` format: loading, the cells we use, outputs, and byte-stable saving.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+use thiserror::Error;
+
+/// A notebook that could not be read.
+#[derive(Debug, Error)]
+pub enum NotebookError {
+    /// The file is not JSON.
+    #[error("not valid JSON ({0}); fix the file or restore it with `git checkout`")]
+    Json(#[from] serde_json::Error),
+    /// The JSON is not an nbformat 4 notebook.
+    #[error("not an nbformat 4 notebook: {0}")]
+    Format(String),
+}
+
+/// The kind of a cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellKind {
+    /// Narrative.
+    Markdown,
+    /// Rust code run by evcxr.
+    Code,
+    /// Anything else, passed through.
+    Raw,
+}
+
+/// One output of a code cell, as nbformat stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    /// Text the cell printed.
+    Stream {
+        /// `stdout` or `stderr`.
+        name: String,
+        /// The text.
+        text: String,
+    },
+    /// The cell's value, by MIME type.
+    ExecuteResult {
+        /// MIME type → content.
+        data: BTreeMap<String, String>,
+    },
+}
+
+/// A cell: its kind, source, the name of its result, and its outputs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotebookCell {
+    /// The kind.
+    pub kind: CellKind,
+    /// The source text.
+    pub source: String,
+    /// `metadata.name`, the name of the cell's result.
+    pub name: Option<String>,
+    /// `metadata.puzzlebook.hash`, the hash the outputs were computed for.
+    pub hash: Option<String>,
+    /// The outputs (code cells).
+    pub outputs: Vec<Output>,
+    /// The cell as read, to keep what we do not model (ids, other metadata).
+    raw: Value,
+}
+
+/// A notebook: its cells and the rest of the document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notebook {
+    /// The cells, in order.
+    pub cells: Vec<NotebookCell>,
+    raw: Value,
+}
+
+/// Joins nbformat's multiline strings (a string or a list of strings).
+fn multiline(v: Option<&Value>) -> Result<String, NotebookError> {
+    match v {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .map(|p| {
+                p.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| NotebookError::Format("a source line is not a string".into()))
+            })
+            .collect(),
+        Some(_) => Err(NotebookError::Format(
+            "a cell's source is neither a string nor a list of strings".into(),
+        )),
+    }
+}
+
+/// Splits text into nbformat's list-of-lines form (each line keeps its `\n`).
+fn lines(text: &str) -> Value {
+    Value::Array(
+        text.split_inclusive('\n')
+            .map(|l| Value::String(l.to_string()))
+            .collect(),
+    )
+}
+
+impl Notebook {
+    /// Parses a notebook from its JSON text.
+    pub fn parse(text: &str) -> Result<Notebook, NotebookError> {
+        let raw: Value = serde_json::from_str(text)?;
+        let obj = raw
+            .as_object()
+            .ok_or_else(|| NotebookError::Format("the top level is not an object".into()))?;
+        match obj.get("nbformat").and_then(Value::as_u64) {
+            Some(4) => {}
+            Some(v) => {
+                return Err(NotebookError::Format(format!(
+                    "nbformat {v}; open it in Jupyter and save it as version 4"
+                )))
+            }
+            None => return Err(NotebookError::Format("no \"nbformat\" field".into())),
+        }
+        let cells = obj
+            .get("cells")
+            .and_then(Value::as_array)
+            .ok_or_else(|| NotebookError::Format("no \"cells\" list".into()))?;
+        let cells = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| NotebookCell::parse(c).map_err(|e| at_cell(e, i + 1)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Notebook { cells, raw })
+    }
+
+    /// The code cells with their 1-based position among all cells.
+    pub fn code_cells(&self) -> impl Iterator<Item = (usize, &NotebookCell)> {
+        self.cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.kind == CellKind::Code)
+            .map(|(i, c)| (i + 1, c))
+    }
+
+    /// Serialises as Jupyter does: keys sorted, one-space indent, a final newline.
+    pub fn to_json(&self) -> String {
+        let mut doc = self.raw.clone();
+        let cells: Vec<Value> = self.cells.iter().map(NotebookCell::to_value).collect();
+        doc["cells"] = Value::Array(cells);
+        let doc = sorted(doc);
+        let mut buf = Vec::new();
+        let fmt = serde_json::ser::PrettyFormatter::with_indent(b" ");
+        let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
+        serde::Serialize::serialize(&doc, &mut ser).expect("a JSON value serialises");
+        let mut s = String::from_utf8(buf).expect("serde_json writes UTF-8");
+        s.push('\n');
+        s
+    }
+}
+
+fn at_cell(e: NotebookError, n: usize) -> NotebookError {
+    match e {
+        NotebookError::Format(m) => NotebookError::Format(format!("cell {n}: {m}")),
+        other => other,
+    }
+}
+
+/// Sorts every object's keys, as `json.dumps(sort_keys=True)` does.
+fn sorted(v: Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let b: BTreeMap<String, Value> = m.into_iter().map(|(k, v)| (k, sorted(v))).collect();
+            Value::Object(b.into_iter().collect::<Map<String, Value>>())
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}
+
+impl NotebookCell {
+    fn parse(c: &Value) -> Result<NotebookCell, NotebookError> {
+        let obj = c
+            .as_object()
+            .ok_or_else(|| NotebookError::Format("not an object".into()))?;
+        let kind = match obj.get("cell_type").and_then(Value::as_str) {
+            Some("markdown") => CellKind::Markdown,
+            Some("code") => CellKind::Code,
+            Some("raw") => CellKind::Raw,
+            Some(other) => {
+                return Err(NotebookError::Format(format!(
+                    "unknown cell_type {other:?}"
+                )))
+            }
+            None => return Err(NotebookError::Format("no cell_type".into())),
+        };
+        let source = multiline(obj.get("source"))?;
+        let meta = obj.get("metadata");
+        let name = meta
+            .and_then(|m| m.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let hash = meta
+            .and_then(|m| m.get("puzzlebook"))
+            .and_then(|p| p.get("hash"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let mut outputs = Vec::new();
+        if let Some(outs) = obj.get("outputs").and_then(Value::as_array) {
+            for o in outs {
+                match o.get("output_type").and_then(Value::as_str) {
+                    Some("stream") => outputs.push(Output::Stream {
+                        name: o
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or("stdout")
+                            .to_string(),
+                        text: multiline(o.get("text"))?,
+                    }),
+                    Some("execute_result") | Some("display_data") => {
+                        let mut data = BTreeMap::new();
+                        if let Some(d) = o.get("data").and_then(Value::as_object) {
+                            for (k, v) in d {
+                                data.insert(k.clone(), multiline(Some(v))?);
+                            }
+                        }
+                        outputs.push(Output::ExecuteResult { data });
+                    }
+                    // Error outputs and others are dropped on the next run.
+                    _ => {}
+                }
+            }
+        }
+        Ok(NotebookCell {
+            kind,
+            source,
+            name,
+            hash,
+            outputs,
+            raw: c.clone(),
+        })
+    }
+
+    /// A new cell (used by tests and tools that write notebooks).
+    pub fn new(kind: CellKind, source: &str) -> NotebookCell {
+        let cell_type = match kind {
+            CellKind::Markdown => "markdown",
+            CellKind::Code => "code",
+            CellKind::Raw => "raw",
+        };
+        NotebookCell {
+            kind,
+            source: source.to_string(),
+            name: None,
+            hash: None,
+            outputs: Vec::new(),
+            raw: json!({"cell_type": cell_type, "metadata": {}}),
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        let mut v = self.raw.clone();
+        let obj = v.as_object_mut().expect("cells are objects");
+        obj.insert("source".into(), lines(&self.source));
+        let meta = obj
+            .entry("metadata")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(m) = meta.as_object_mut() {
+            match &self.name {
+                Some(n) => {
+                    m.insert("name".into(), Value::String(n.clone()));
+                }
+                None => {
+                    m.remove("name");
+                }
+            }
+            match &self.hash {
+                Some(h) => {
+                    m.insert("puzzlebook".into(), json!({ "hash": h }));
+                }
+                None => {
+                    m.remove("puzzlebook");
+                }
+            }
+        }
+        if self.kind == CellKind::Code {
+            let mut outs = Vec::new();
+            for o in &self.outputs {
+                match o {
+                    Output::Stream { name, text } => outs.push(json!({
+                        "name": name,
+                        "output_type": "stream",
+                        "text": lines(text),
+                    })),
+                    Output::ExecuteResult { data } => {
+                        let d: Map<String, Value> =
+                            data.iter().map(|(k, v)| (k.clone(), lines(v))).collect();
+                        outs.push(json!({
+                            "data": d,
+                            "execution_count": Value::Null,
+                            "metadata": {},
+                            "output_type": "execute_result",
+                        }));
+                    }
+                }
+            }
+            obj.insert("outputs".into(), Value::Array(outs));
+            // No execution counts: they would change with every run.
+            obj.insert("execution_count".into(), Value::Null);
+        } else {
+            obj.remove("outputs");
+            obj.remove("execution_count");
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NB: &str = r##"{
+ "cells": [
+  {"cell_type": "markdown", "metadata": {}, "source": ["# Title\n", "text"]},
+  {"cell_type": "code", "execution_count": null, "metadata": {"name": "start"},
+   "outputs": [], "source": "1 + 1"}
+ ],
+ "metadata": {"kernelspec": {"name": "rust"}},
+ "nbformat": 4,
+ "nbformat_minor": 5
+}"##;
+
+    #[test]
+    fn parses_cells_and_names() {
+        let nb = Notebook::parse(NB).unwrap();
+        assert_eq!(nb.cells.len(), 2);
+        assert_eq!(nb.cells[0].source, "# Title\ntext");
+        assert_eq!(nb.cells[1].name.as_deref(), Some("start"));
+        assert_eq!(nb.code_cells().map(|(i, _)| i).collect::<Vec<_>>(), [2]);
+    }
+
+    #[test]
+    fn round_trips_through_its_own_format() {
+        let nb = Notebook::parse(NB).unwrap();
+        let once = nb.to_json();
+        let twice = Notebook::parse(&once).unwrap().to_json();
+        assert_eq!(once, twice);
+        assert!(once.starts_with("{\n \"cells\": [\n  {\n"));
+        assert!(once.ends_with("}\n"));
+    }
+
+    #[test]
+    fn bad_input_says_what_is_wrong() {
+        assert!(matches!(Notebook::parse("{"), Err(NotebookError::Json(_))));
+        let e = Notebook::parse(r#"{"nbformat": 3, "cells": []}"#).unwrap_err();
+        assert!(e.to_string().contains("nbformat 3"), "{e}");
+        let e = Notebook::parse(r#"{"nbformat": 4, "cells": [{"cell_type": "x"}]}"#).unwrap_err();
+        assert!(e.to_string().contains("cell 1"), "{e}");
+    }
+}

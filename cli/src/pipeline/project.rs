@@ -1,0 +1,388 @@
+//! The pipeline wired to a project's files: `run`, `report` and `check` load
+//! notebooks, decide freshness, execute, render and compare, with progress.
+//! They return what happened; the binary maps it to the process exit code.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use thiserror::Error;
+
+use super::execute::{self, ExecError, Progress};
+use super::io::{self, IoError};
+use super::mode::Mode;
+use super::notebook::{Notebook, Output};
+use super::report;
+use super::stages::{self, Staleness};
+use crate::engine::{self, BuildDirLock, EngineError};
+
+/// A runner failure (exit code 2): bad input, a failing cell, a busy build folder.
+#[derive(Debug, Error)]
+pub enum RunnerError {
+    /// A file problem.
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// A cell or the engine failed.
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+    /// The evcxr build folder cannot be used.
+    #[error(transparent)]
+    BuildDir(#[from] EngineError),
+    /// The crate's sources could not be fingerprinted.
+    #[error("cannot fingerprint the crate at {path}: {source}; run from the puzzlebook folder or pass --root")]
+    Fingerprint {
+        /// The crate folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// No notebooks were found.
+    #[error("no notebooks in {0}; pass notebook paths or --root")]
+    NoNotebooks(PathBuf),
+}
+
+/// Where things are.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The checkout: the library's `Cargo.toml` and `src/`, and `Cargo.lock`,
+    /// are fingerprinted ([`super::hash`]).
+    pub root: PathBuf,
+    /// Where reports go (`<root>/reports`).
+    pub reports: PathBuf,
+    /// The evcxr build folder.
+    pub build_dir: PathBuf,
+}
+
+impl Project {
+    /// A project rooted at `root`, reports in `<root>/reports`, the default build folder.
+    pub fn new(root: &Path) -> Project {
+        Project {
+            root: root.to_path_buf(),
+            reports: root.join("reports"),
+            build_dir: engine::evcxr_dir(),
+        }
+    }
+
+    /// The notebooks to work on: `given`, or every `<root>/notebooks/*.ipynb`.
+    pub fn notebooks(&self, given: &[PathBuf]) -> Result<Vec<PathBuf>, RunnerError> {
+        if !given.is_empty() {
+            return Ok(given.to_vec());
+        }
+        let dir = self.root.join("notebooks");
+        let found = io::notebooks_in(&dir)?;
+        if found.is_empty() {
+            return Err(RunnerError::NoNotebooks(dir));
+        }
+        Ok(found)
+    }
+
+    /// The report file of a notebook: `<reports>/<stem>.org`.
+    pub fn report_path(&self, notebook: &Path) -> PathBuf {
+        let stem = notebook.file_stem().unwrap_or_default();
+        self.reports.join(stem).with_extension("org")
+    }
+
+    /// The notebook's path as shown in reports and messages: relative to the
+    /// root when inside it, else its file name (never an absolute path).
+    pub fn label(&self, path: &Path) -> String {
+        // Canonicalise the nearest folder that exists (a report, or the
+        // reports folder itself, may not exist yet), then add the rest back.
+        let abs = |p: &Path| -> PathBuf {
+            let p = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                std::env::current_dir().unwrap_or_default().join(p)
+            };
+            let mut rest = Vec::new();
+            let mut cur = p.as_path();
+            loop {
+                if let Ok(c) = std::fs::canonicalize(cur) {
+                    return rest
+                        .iter()
+                        .rev()
+                        .fold(c, |acc: PathBuf, part| acc.join(part));
+                }
+                match (cur.parent(), cur.file_name()) {
+                    (Some(parent), Some(name)) => {
+                        rest.push(name.to_os_string());
+                        cur = parent;
+                    }
+                    _ => return p.clone(),
+                }
+            }
+        };
+        let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        match abs(path).strip_prefix(&root) {
+            Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+            Err(_) => path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
+        }
+    }
+
+    fn fingerprint(&self) -> Result<String, RunnerError> {
+        super::hash::fingerprint(&self.root).map_err(|source| RunnerError::Fingerprint {
+            path: self.root.clone(),
+            source,
+        })
+    }
+}
+
+/// How a command ended, short of an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Everything fresh and identical, or written.
+    Ok,
+    /// A check found differences (exit code 1).
+    Differences,
+}
+
+fn bar(label: &str, total: usize) -> ProgressBar {
+    let pb = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{prefix} [{elapsed_precise}] {bar:24} cell {pos}/{len} {msg}",
+        )
+        .expect("a valid template"),
+    );
+    pb.set_prefix(label.to_string());
+    pb
+}
+
+/// Executes a notebook with a progress bar; `echo` prints each cell's output as
+/// it comes.
+fn run_cells(
+    project: &Project,
+    lock: &BuildDirLock,
+    path: &Path,
+    nb: &Notebook,
+    echo: bool,
+) -> Result<Vec<Vec<Output>>, RunnerError> {
+    let label = project.label(path);
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let total = nb.code_cells().count();
+    let pb = bar(&label, total);
+    let started = Instant::now();
+    let out = execute::execute(nb, &label, &dir, &lock.dir, |p| match p {
+        Progress::Start { index, name } => {
+            pb.set_position(index as u64 - 1);
+            pb.set_message(name.to_string());
+        }
+        Progress::Done { index, outputs } => {
+            pb.set_position(index as u64);
+            if echo {
+                pb.suspend(|| print!("{}", echo_text(outputs)));
+            }
+        }
+    });
+    pb.finish_and_clear();
+    let outputs = out?;
+    eprintln!(
+        "{label}: executed {total} cells in {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(outputs)
+}
+
+/// A cell's outputs as `run` prints them: streams, then the plain-text value.
+fn echo_text(outputs: &[Output]) -> String {
+    let mut s = String::new();
+    for o in outputs {
+        match o {
+            Output::Stream { text, .. } => s.push_str(text),
+            Output::ExecuteResult { data } => {
+                if let Some(t) = data.get("text/plain") {
+                    s.push_str(t);
+                    if !t.ends_with('\n') {
+                        s.push('\n');
+                    }
+                }
+            }
+        }
+    }
+    s
+}
+
+fn lock(project: &Project) -> Result<BuildDirLock, RunnerError> {
+    let lock = BuildDirLock::acquire(&project.build_dir)?;
+    if lock.cold {
+        eprintln!(
+            "note: the evcxr build folder {} is empty, so the first cell compiles z3, polars and \
+             puzzlebook for evcxr; that takes several minutes (about 15 on two cores). Later runs \
+             reuse it and take seconds per cell.",
+            lock.dir.display()
+        );
+    }
+    Ok(lock)
+}
+
+/// `puzzlebook run NOTEBOOK`: executes every cell, printing outputs; writes nothing.
+pub fn run(project: &Project, path: &Path) -> Result<Verdict, RunnerError> {
+    let nb = io::load_notebook(path)?;
+    let lock = lock(project)?;
+    run_cells(project, &lock, path, &nb, true)?;
+    Ok(Verdict::Ok)
+}
+
+/// A notebook as loaded, with its report as it is on disk.
+struct Loaded {
+    path: PathBuf,
+    nb: Notebook,
+    report_path: PathBuf,
+    report: Option<String>,
+}
+
+/// What `report` and `check` share while they go through the notebooks: the
+/// build-folder lock, taken when the first notebook executes.
+struct Session<'a> {
+    project: &'a Project,
+    fingerprint: String,
+    lock: Option<BuildDirLock>,
+}
+
+/// `puzzlebook report` / `puzzlebook check`, by mode.
+pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdict, RunnerError> {
+    let paths = project.notebooks(given)?;
+    let mut session = Session {
+        project,
+        fingerprint: project.fingerprint()?,
+        lock: None,
+    };
+    // Load everything first: a malformed notebook stops the run before any work.
+    let loaded = paths
+        .iter()
+        .map(|p| {
+            let report_path = project.report_path(p);
+            Ok(Loaded {
+                path: p.clone(),
+                nb: io::load_notebook(p)?,
+                report: io::read_optional(&report_path)?,
+                report_path,
+            })
+        })
+        .collect::<Result<Vec<Loaded>, RunnerError>>()?;
+    let mut verdict = Verdict::Ok;
+    for l in &loaded {
+        let v = match mode {
+            Mode::Check { execute } => session.check_one(l, execute)?,
+            Mode::Update { force } => session.update_one(l, force)?,
+        };
+        if v == Verdict::Differences {
+            verdict = v;
+        }
+    }
+    Ok(verdict)
+}
+
+impl Session<'_> {
+    /// Checks one notebook: its hashes and report, and with `execute` its outputs.
+    fn check_one(&mut self, l: &Loaded, execute: bool) -> Result<Verdict, RunnerError> {
+        let label = self.project.label(&l.path);
+        let report_label = self.project.label(&l.report_path);
+        let stale = stages::staleness(&l.nb, l.report.as_deref(), &self.fingerprint, &label);
+        let mut verdict = Verdict::Ok;
+        if stale.is_empty() {
+            println!("{label}: fresh");
+        } else {
+            verdict = Verdict::Differences;
+            describe(&label, &report_label, &stale);
+        }
+        if !execute {
+            return Ok(verdict);
+        }
+        let fresh = self.execute(&l.path, &l.nb)?;
+        let diffs = [
+            stages::diff(
+                &l.nb.to_json(),
+                &fresh.to_json(),
+                &label,
+                &format!("{label} (executed)"),
+            ),
+            stages::diff(
+                l.report.as_deref().unwrap_or_default(),
+                &report::render(&fresh, &label),
+                &report_label,
+                &format!("{report_label} (executed)"),
+            ),
+        ];
+        let mut same = true;
+        for d in diffs.into_iter().flatten() {
+            same = false;
+            print!("{d}");
+        }
+        if same {
+            println!("{label}: executed, outputs identical");
+        } else {
+            verdict = Verdict::Differences;
+            println!("{label}: executed, outputs differ (diff above)");
+        }
+        Ok(verdict)
+    }
+
+    /// Brings one notebook and its report up to date, writing atomically.
+    fn update_one(&mut self, l: &Loaded, force: bool) -> Result<Verdict, RunnerError> {
+        let label = self.project.label(&l.path);
+        let report_label = self.project.label(&l.report_path);
+        let stale = stages::staleness(&l.nb, l.report.as_deref(), &self.fingerprint, &label);
+        let needs_run = force || stale.iter().any(|s| matches!(s, Staleness::Cells(_)));
+        let fresh = if needs_run {
+            self.execute(&l.path, &l.nb)?
+        } else {
+            l.nb.clone()
+        };
+        let new_report = report::render(&fresh, &label);
+        let new_nb = fresh.to_json();
+        let mut wrote = Vec::new();
+        if needs_run && l.nb.to_json() != new_nb {
+            io::write_atomic(&l.path, &new_nb)?;
+            wrote.push(label.clone());
+        }
+        if l.report.as_deref() != Some(new_report.as_str()) {
+            io::write_atomic(&l.report_path, &new_report)?;
+            wrote.push(report_label);
+        }
+        if wrote.is_empty() {
+            println!("{label}: fresh");
+        } else {
+            println!("{label}: wrote {}", wrote.join(", "));
+        }
+        Ok(Verdict::Ok)
+    }
+
+    /// Executes `nb` (taking the build-folder lock on first use) and returns it
+    /// with fresh outputs and the hashes they were computed for.
+    fn execute(&mut self, path: &Path, nb: &Notebook) -> Result<Notebook, RunnerError> {
+        if self.lock.is_none() {
+            self.lock = Some(lock(self.project)?);
+        }
+        let lock = self.lock.as_ref().expect("locked above");
+        let outputs = run_cells(self.project, lock, path, nb, false)?;
+        let hashes = stages::expected_hashes(nb, &self.fingerprint);
+        Ok(stages::apply_outputs(nb, outputs, &hashes))
+    }
+}
+
+fn describe(label: &str, report_label: &str, stale: &[Staleness]) {
+    for s in stale {
+        match s {
+            Staleness::Cells(cells) => {
+                // Hashes chain, so the stale cells are the first one and all after it.
+                let (pos, name) = &cells[0];
+                println!(
+                    "{label}: stale from cell {pos} ({name}) on, {} code cell{}; run `puzzlebook report`",
+                    cells.len(),
+                    if cells.len() == 1 { "" } else { "s" }
+                );
+            }
+            Staleness::Report => {
+                println!("{report_label}: out of date with {label}; run `puzzlebook report`")
+            }
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! The `puzzlebook solve …` commands, run as a user runs them.
+
+use std::process::{Command, Output};
+
+fn puzzlebook(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_puzzlebook"))
+        .args(args)
+        .env_remove("CI")
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn solve_srat_prints_the_answers_and_unique() {
+    let o = puzzlebook(&["solve", "srat"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<String> = "DADBEDDEDABADBADBABE"
+        .chars()
+        .enumerate()
+        .map(|(i, c)| format!("Q{:2}: {c}", i + 1))
+        .chain(["unique: yes".to_string()])
+        .collect();
+    assert_eq!(stdout(&o), lines.join("\n") + "\n");
+}
+
+#[test]
+fn solve_srat_q20_free_counts_four() {
+    let o = puzzlebook(&["solve", "srat", "--q20-free"]);
+    assert!(o.status.success());
+    assert!(
+        stdout(&o).contains("unique: no, 4 solutions"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn solve_srat_explain_adds_the_table() {
+    let o = puzzlebook(&["solve", "srat", "--explain", "--q13-iff"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("| Q  | answer | A   | B   |"), "{out}");
+    assert!(
+        out.contains("| 20 | E      | no  | no  | no | no  | yes |"),
+        "{out}"
+    );
+}
+
+#[test]
+fn solve_calculator_level_38() {
+    let o = puzzlebook(&[
+        "solve",
+        "calculator",
+        "--start",
+        "0",
+        "--goal",
+        "-120",
+        "--moves",
+        "4",
+        "--buttons",
+        "x5,-6,4",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "4, -6, 4, x5\nstep 1: 4 → 4\nstep 2: -6 → -2\nstep 3: 4 → -24\nstep 4: x5 → -120\n"
+    );
+    let o = puzzlebook(&[
+        "solve",
+        "calculator",
+        "--goal",
+        "-130",
+        "--moves",
+        "4",
+        "--buttons",
+        "x5,-6,4",
+        "--all",
+        "--smt2",
+    ]);
+    let out = stdout(&o);
+    assert!(out.starts_with("(define-fun Mul5"), "{out}");
+    assert!(out.contains("-6, -6, 4, -6\n"), "{out}");
+}
+
+#[test]
+fn solve_calculator_errors() {
+    let o = puzzlebook(&[
+        "solve",
+        "calculator",
+        "--goal",
+        "7",
+        "--moves",
+        "2",
+        "--buttons",
+        "x5,y7",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("\"y7\" is not a button"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("+N, -N, xN"), "{}", stderr(&o));
+    let o = puzzlebook(&[
+        "solve",
+        "calculator",
+        "--goal",
+        "7",
+        "--moves",
+        "2",
+        "--buttons",
+        "x2",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "no solution within 2 moves\n");
+}
+
+#[test]
+fn solve_24_prints_checked_expressions() {
+    let o = puzzlebook(&["solve", "24", "1", "5", "5", "5", "--all"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    for line in out.lines() {
+        let expr = line.strip_suffix(" = 24").expect("EXPR = 24");
+        assert!(
+            puzzlebook::twenty_four::verify(expr, &[1, 5, 5, 5], 24),
+            "{line}"
+        );
+    }
+    let o = puzzlebook(&["solve", "24", "1", "1", "2", "7", "--method", "exhaustive"]);
+    assert!(o.status.success());
+    let o = puzzlebook(&[
+        "solve", "24", "3", "4", "--target", "12", "--method", "function",
+    ]);
+    // Which of 3 * 4 and 4 * 3 comes first is Z3's choice.
+    let out = stdout(&o);
+    let expr = out.strip_suffix(" = 12\n").expect("one EXPR = 12 line");
+    assert!(puzzlebook::twenty_four::verify(expr, &[3, 4], 12), "{out}");
+}
+
+#[test]
+fn solve_24_no_solution_and_bad_input() {
+    let o = puzzlebook(&["solve", "24", "1", "1", "1", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "no solution\n");
+    let o = puzzlebook(&["solve", "24", "1", "x", "5", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("\"x\" is not a whole number"),
+        "{}",
+        stderr(&o)
+    );
+    let o = puzzlebook(&["solve", "24", "1", "2", "3", "4", "5", "6", "7"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("1 to 6 numbers, not 7"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn solve_sum_product_prints_tables_and_conclusion() {
+    let o = puzzlebook(&["solve", "sum-product"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("start\nm\ts\tx\ty\n9\t10\t1\t9\n"), "{out}");
+    assert!(out.contains("\nstep-9\nm\ts\tx\ty\n24\t10\t4\t6\n"));
+    assert!(
+        out.trim_end().ends_with("so the numbers are 2 and 8."),
+        "{out}"
+    );
+    let o = puzzlebook(&["solve", "sum-product", "--format", "org", "--max", "2"]);
+    assert!(
+        stdout(&o).contains("no solution for max 2"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for args in [
+        vec!["--help"],
+        vec!["solve", "--help"],
+        vec!["solve", "srat", "--help"],
+        vec!["solve", "calculator", "--help"],
+        vec!["solve", "24", "--help"],
+        vec!["solve", "sum-product", "--help"],
+        vec!["run", "--help"],
+        vec!["report", "--help"],
+        vec!["check", "--help"],
+    ] {
+        let o = puzzlebook(&args);
+        assert!(o.status.success(), "{args:?}");
+        assert!(stdout(&o).contains("Usage"), "{args:?}");
+    }
+}
+
+#[test]
+fn bench_prints_a_markdown_table_of_checked_cases_with_ratios() {
+    let o = puzzlebook(&[
+        "bench",
+        "--only",
+        "24",
+        "--only",
+        "srat",
+        "--only",
+        "calculator",
+        "--repeat",
+        "1",
+        "--stride",
+        "182",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("| ")).collect();
+    // A header, then 4 + 2 + 4 cases.
+    assert_eq!(rows.len(), 11, "{out}");
+    assert!(out.contains("|---"), "{out}");
+    assert!(out.contains("| 24 game, 10 multisets "), "{out}");
+    assert!(out.contains("DADBEDDEDABADBADBABE"), "{out}");
+    // Each group's first case is its baseline.
+    for group in [
+        "24 game",
+        "Self-Referential",
+        "Calculator level 38",
+        "Calculator, 7 moves",
+    ] {
+        let first = rows.iter().find(|r| r.contains(group)).unwrap();
+        let ratio = first
+            .trim_end_matches([' ', '|'])
+            .rsplit('|')
+            .next()
+            .unwrap();
+        assert_eq!(ratio.trim(), "1.00×", "{first}");
+    }
+    let bad = puzzlebook(&["bench", "--only", "sudoku"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("sum-product"), "{}", stderr(&bad));
+}

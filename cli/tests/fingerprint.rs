@@ -1,0 +1,92 @@
+//! The fingerprint covers exactly what a notebook's `:dep puzzlebook` compiles:
+//! editing the command leaves every notebook fresh, editing the library stales
+//! them all.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::root_dir;
+use puzzlebook_cli::pipeline::hash::fingerprint;
+
+/// A copy of the checkout's sources: the workspace manifest and lock, the
+/// library and the command.
+fn copy_checkout() -> tempfile::TempDir {
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                copy_dir(&e.path(), &to.join(e.file_name()));
+            } else {
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
+        }
+    }
+    let d = tempfile::tempdir().unwrap();
+    for f in ["Cargo.toml", "Cargo.lock"] {
+        std::fs::copy(root_dir().join(f), d.path().join(f)).unwrap();
+    }
+    copy_dir(&root_dir().join("src"), &d.path().join("src"));
+    copy_dir(&root_dir().join("cli/src"), &d.path().join("cli/src"));
+    std::fs::copy(
+        root_dir().join("cli/Cargo.toml"),
+        d.path().join("cli/Cargo.toml"),
+    )
+    .unwrap();
+    d
+}
+
+fn edit(path: PathBuf, f: impl FnOnce(String) -> String) {
+    let text = std::fs::read_to_string(&path).unwrap();
+    let new = f(text.clone());
+    assert_ne!(new, text, "the edit of {} changes it", path.display());
+    std::fs::write(&path, new).unwrap();
+}
+
+/// Changes the version of `name`'s lock entry.
+fn bump_lock(root: &Path, name: &str) {
+    edit(root.join("Cargo.lock"), |t| {
+        let at = t
+            .find(&format!("\nname = \"{name}\"\nversion = \""))
+            .unwrap_or_else(|| panic!("{name} is in Cargo.lock"));
+        let v = at + format!("\nname = \"{name}\"\nversion = \"").len();
+        format!("{}9{}", &t[..v], &t[v..])
+    });
+}
+
+#[test]
+fn editing_the_command_leaves_the_fingerprint_alone() {
+    let d = copy_checkout();
+    let before = fingerprint(d.path()).unwrap();
+    edit(d.path().join("cli/src/main.rs"), |t| t + "\n// an edit\n");
+    edit(d.path().join("cli/src/bench.rs"), |t| t + "\n// an edit\n");
+    edit(d.path().join("cli/Cargo.toml"), |t| t + "\n# an edit\n");
+    // Lock entries only the command uses: evcxr itself, and clap.
+    bump_lock(d.path(), "evcxr_jupyter");
+    bump_lock(d.path(), "clap");
+    assert_eq!(fingerprint(d.path()).unwrap(), before);
+}
+
+#[test]
+fn editing_the_library_or_its_locked_dependencies_changes_it() {
+    let d = copy_checkout();
+    let mut last = fingerprint(d.path()).unwrap();
+    let mut changed = |what: &str| {
+        let now = fingerprint(d.path()).unwrap();
+        assert_ne!(now, last, "{what} changes the fingerprint");
+        last = now;
+    };
+    edit(d.path().join("src/lib.rs"), |t| t + "\n// an edit\n");
+    changed("src/lib.rs");
+    edit(d.path().join("src/sum_product/frame.rs"), |t| {
+        t + "\n// an edit\n"
+    });
+    changed("a nested library file");
+    std::fs::write(d.path().join("src/new_module.rs"), "").unwrap();
+    changed("a new library file");
+    bump_lock(d.path(), "polars-core");
+    changed("a transitive dependency's lock entry");
+    bump_lock(d.path(), "z3-sys");
+    changed("z3-sys's lock entry");
+}

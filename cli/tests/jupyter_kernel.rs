@@ -1,0 +1,337 @@
+//! The Jupyter kernel: `puzzlebook kernel install`, then a real Jupyter client
+//! (nbclient, from cli/tests/kernel/requirements.txt) runs every notebook against the
+//! installed kernel and must get the committed outputs; a user's plain evcxr
+//! `rust` kernel comes out of it unchanged.
+//!
+//! Outputs are compared after two named rules:
+//! - "streams are joined": a kernel sends a cell's printed lines as many stream
+//!   messages, which Jupyter shows as one; nbclient's `coalesce_streams` joins
+//!   them into one output per stream, as the runner writes them;
+//! - "execution counts are the kernel's" ([`normalise`]): nbclient numbers the
+//!   cells, the runner leaves them null.
+
+mod common;
+
+use common::{cli_dir, puzzlebook, root_dir, text};
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
+
+use serde_json::Value;
+
+/// Kernels from these tests share the kernel build folders; take turns.
+static KERNEL: Mutex<()> = Mutex::new(());
+
+fn ok(o: Output, what: &str) -> String {
+    assert!(
+        o.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        o.status,
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    text(&o.stdout)
+}
+
+/// The Python that has nbclient: cli/tests/kernel/setup-venv makes it once.
+fn python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let out = Command::new(cli_dir().join("tests/kernel/setup-venv"))
+            .output()
+            .expect("cli/tests/kernel/setup-venv runs");
+        let stdout = ok(
+            out,
+            "cli/tests/kernel/setup-venv (python3 -m venv, pip install)",
+        );
+        PathBuf::from(stdout.trim())
+    })
+}
+
+/// A throwaway Jupyter world: our kernel installed under `prefix`, Jupyter's
+/// search path pointing there, and a user's plain evcxr `rust` kernel both in
+/// that search path and in the user data folder, as evcxr_jupyter would find it.
+struct Jupyter {
+    dir: tempfile::TempDir,
+}
+
+const USERS_RUST_KERNEL: &[(&str, &str)] = &[
+    (
+        "kernel.json",
+        "{\"argv\": [\"/usr/local/bin/evcxr_jupyter\", \"--control_file\", \"{connection_file}\"], \"display_name\": \"Rust\", \"language\": \"rust\"}\n",
+    ),
+    ("version.txt", "0.0.1-users-own\n"),
+];
+
+impl Jupyter {
+    fn new() -> Jupyter {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Jupyter { dir };
+        for kernels in [
+            j.jupyter_path().join("kernels"),
+            j.data_home().join("jupyter/kernels"),
+        ] {
+            let rust = kernels.join("rust");
+            std::fs::create_dir_all(&rust).unwrap();
+            for (name, body) in USERS_RUST_KERNEL {
+                std::fs::write(rust.join(name), body).unwrap();
+            }
+        }
+        let prefix = j.prefix();
+        ok(
+            puzzlebook(&["kernel", "install", "--prefix", prefix.to_str().unwrap()])
+                .arg("--root")
+                .arg(root_dir())
+                .output()
+                .unwrap(),
+            "puzzlebook kernel install",
+        );
+        j
+    }
+
+    fn prefix(&self) -> PathBuf {
+        self.dir.path().join("prefix")
+    }
+
+    fn jupyter_path(&self) -> PathBuf {
+        self.prefix().join("share/jupyter")
+    }
+
+    fn data_home(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    /// Runs notebooks through the kernel with nbclient; returns the executed
+    /// copies' folder.
+    fn execute(&self, notebooks: &[PathBuf]) -> PathBuf {
+        let out = self.dir.path().join("executed");
+        let o = Command::new(python())
+            .arg(cli_dir().join("tests/kernel/execute_notebooks.py"))
+            .arg("puzzlebook")
+            .arg(&out)
+            .args(notebooks)
+            .env("JUPYTER_PATH", self.jupyter_path())
+            .env("XDG_DATA_HOME", self.data_home())
+            .env_remove("JUPYTER_DATA_DIR")
+            .env("JUPYTER_RUNTIME_DIR", self.dir.path().join("runtime"))
+            .env("JUPYTER_CONFIG_DIR", self.dir.path().join("config"))
+            .env_remove("CI")
+            .output()
+            .expect("python runs");
+        ok(o, "nbclient (cli/tests/kernel/execute_notebooks.py)");
+        out
+    }
+
+    /// Panics unless both copies of the user's `rust` kernel are as written.
+    fn assert_users_kernel_untouched(&self) {
+        for kernels in [
+            self.jupyter_path().join("kernels"),
+            self.data_home().join("jupyter/kernels"),
+        ] {
+            let rust = kernels.join("rust");
+            let mut names: Vec<String> = std::fs::read_dir(&rust)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            names.sort();
+            assert_eq!(names, ["kernel.json", "version.txt"], "{}", rust.display());
+            for (name, body) in USERS_RUST_KERNEL {
+                let now = std::fs::read_to_string(rust.join(name)).unwrap();
+                assert_eq!(&now, body, "{} was rewritten", rust.join(name).display());
+            }
+        }
+    }
+}
+
+/// The one normalisation rule, "execution counts are the kernel's": every
+/// `execution_count` (the cell's and each `execute_result`'s) becomes null.
+/// Everything else (stream text, every MIME type of every result) must match.
+fn normalise(outputs: &Value) -> Value {
+    let mut v = outputs.clone();
+    for o in v.as_array_mut().expect("outputs is a list") {
+        if let Some(c) = o.get_mut("execution_count") {
+            *c = Value::Null;
+        }
+    }
+    v
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// Each code cell's (id, normalised outputs) as pretty JSON, for a diff.
+fn outputs_text(nb: &Value) -> String {
+    let mut s = String::new();
+    for cell in nb["cells"].as_array().unwrap() {
+        if cell["cell_type"] == "code" {
+            s.push_str(&format!("== cell {}\n", cell["id"]));
+            s.push_str(&serde_json::to_string_pretty(&normalise(&cell["outputs"])).unwrap());
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// A notebook's multiline string, stored as one string or a list of lines.
+fn joined(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(lines) => lines.iter().filter_map(Value::as_str).collect(),
+        other => panic!("not a multiline string: {other}"),
+    }
+}
+
+fn all_outputs(nb: &Value) -> Vec<&Value> {
+    nb["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["cell_type"] == "code")
+        .flat_map(|c| c["outputs"].as_array().unwrap())
+        .collect()
+}
+
+#[test]
+fn every_notebook_gives_its_committed_outputs_in_jupyter() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let jupyter = Jupyter::new();
+    let mut notebooks: Vec<PathBuf> = std::fs::read_dir(root_dir().join("notebooks"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ipynb"))
+        .collect();
+    notebooks.sort();
+    assert_eq!(notebooks.len(), 4, "{notebooks:?}");
+    let executed = jupyter.execute(&notebooks);
+
+    let mut tables = 0;
+    for nb in &notebooks {
+        let name = nb.file_name().unwrap();
+        let committed = read_json(nb);
+        let ran = read_json(&executed.join(name));
+        let (want, got) = (outputs_text(&committed), outputs_text(&ran));
+        if want != got {
+            let diff = similar::TextDiff::from_lines(&want, &got)
+                .unified_diff()
+                .context_radius(4)
+                .header("committed", "in Jupyter")
+                .to_string();
+            panic!("{} differs when run in Jupyter:\n{diff}", nb.display());
+        }
+        // Rich output: every result reads as text, and tables are HTML tables.
+        for o in all_outputs(&ran) {
+            if o["output_type"] == "execute_result" {
+                assert!(!joined(&o["data"]["text/plain"]).is_empty(), "{o}");
+                if o["data"].get("text/html").is_some() {
+                    let html = joined(&o["data"]["text/html"]);
+                    assert!(html.starts_with("<table>"), "{html}");
+                    tables += 1;
+                }
+            }
+        }
+    }
+    assert!(tables >= 4, "only {tables} HTML tables in the notebooks");
+    jupyter.assert_users_kernel_untouched();
+}
+
+#[test]
+fn a_notebook_without_its_dep_cell_runs_on_the_preloaded_crate() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let jupyter = Jupyter::new();
+    let nb = cli_dir().join("tests/fixtures/kernel/no-dep-cell.ipynb");
+    let executed = jupyter.execute(std::slice::from_ref(&nb));
+    let ran = read_json(&executed.join("no-dep-cell.ipynb"));
+    let outputs = all_outputs(&ran);
+    assert_eq!(outputs.len(), 2, "{outputs:?}");
+    // The answer the write-up gives (FACTS).
+    assert_eq!(
+        joined(&outputs[0]["data"]["text/plain"]),
+        "\"DADBEDDEDABADBADBABE\"",
+        "{}",
+        outputs[0]
+    );
+    let data = &outputs[1]["data"];
+    assert_eq!(
+        joined(&data["text/html"]),
+        "<table>\n<thead>\n<tr><th>a</th><th>b</th></tr>\n</thead>\n<tbody>\n<tr><td>x</td><td>y</td></tr>\n</tbody>\n</table>"
+    );
+    assert!(joined(&data["text/plain"]).contains("| x | y |"), "{data}");
+    jupyter.assert_users_kernel_untouched();
+}
+
+#[test]
+fn install_and_uninstall_touch_only_our_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().to_str().unwrap();
+    let kernels = dir.path().join("share/jupyter/kernels");
+    std::fs::create_dir_all(kernels.join("rust")).unwrap();
+    std::fs::write(kernels.join("rust/kernel.json"), "{}").unwrap();
+
+    let out = ok(
+        puzzlebook(&["kernel", "install", "--prefix", prefix])
+            .current_dir(root_dir())
+            .output()
+            .unwrap(),
+        "install",
+    );
+    assert!(out.contains("Rust (puzzlebook)"), "{out}");
+    let spec = read_json(&kernels.join("puzzlebook/kernel.json"));
+    assert_eq!(spec["argv"][0], env!("CARGO_BIN_EXE_puzzlebook"));
+    assert_eq!(spec["argv"][1], "--control_file");
+    assert_eq!(spec["display_name"], "Rust (puzzlebook)");
+    let config = PathBuf::from(spec["env"]["EVCXR_CONFIG_DIR"].as_str().unwrap());
+    let init = std::fs::read_to_string(config.join("init.evcxr")).unwrap();
+    assert!(
+        init.contains(&format!("path = {:?}", root_dir().canonicalize().unwrap())),
+        "{init}"
+    );
+
+    ok(
+        puzzlebook(&["kernel", "uninstall", "--prefix", prefix])
+            .output()
+            .unwrap(),
+        "uninstall",
+    );
+    assert!(!kernels.join("puzzlebook").exists());
+    assert_eq!(
+        std::fs::read_to_string(kernels.join("rust/kernel.json")).unwrap(),
+        "{}"
+    );
+
+    // Uninstalling again, and installing from a folder that is not the crate,
+    // are errors that say what to do.
+    let again = puzzlebook(&["kernel", "uninstall", "--prefix", prefix])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        text(&again.stderr).contains("no puzzlebook kernel is installed"),
+        "{}",
+        text(&again.stderr)
+    );
+    let elsewhere = puzzlebook(&["kernel", "install", "--prefix", prefix])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(elsewhere.status.code(), Some(2));
+    assert!(
+        text(&elsewhere.stderr).contains("--root"),
+        "{}",
+        text(&elsewhere.stderr)
+    );
+    assert!(!kernels.join("puzzlebook").exists());
+}
+
+#[test]
+fn the_kernel_refuses_to_start_outside_its_kernelspec() {
+    let o = puzzlebook(&["--control_file", "/nonexistent.json"])
+        .env_remove("EVCXR_CONFIG_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("puzzlebook kernel install"), "{err}");
+}

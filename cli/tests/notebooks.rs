@@ -1,0 +1,389 @@
+//! The runner end to end through evcxr: the committed notebooks reproduce byte for
+//! byte, frames cross cells, failures name their cell and change nothing, edits
+//! mark exactly the affected reports stale, and killed or concurrent runs corrupt
+//! nothing.
+//!
+//! Every test here starts evcxr, which shares one build folder, so the tests take
+//! turns through a lock.
+
+mod common;
+
+use common::{cli_dir, puzzlebook, root_dir, text};
+use puzzlebook_cli::pipeline::hash::library_files;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::Duration;
+
+static EVCXR: Mutex<()> = Mutex::new(());
+
+fn run(c: &mut Command) -> Output {
+    c.output().expect("the binary runs")
+}
+
+/// A throwaway project: a copy of the library's fingerprinted files and
+/// Cargo.lock, fixture notebooks whose `:dep` points at the real library, and
+/// a reports folder.
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new(notebooks: &[&str]) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let files = library_files(&root_dir()).unwrap();
+        for f in files
+            .iter()
+            .map(PathBuf::as_path)
+            .chain([Path::new("Cargo.lock")])
+        {
+            std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
+            std::fs::copy(root_dir().join(f), root.join(f)).unwrap();
+        }
+        std::fs::create_dir_all(root.join("notebooks")).unwrap();
+        for name in notebooks {
+            let text =
+                std::fs::read_to_string(cli_dir().join("tests/fixtures/notebooks").join(name))
+                    .unwrap()
+                    .replace("@CRATE@", root_dir().to_str().unwrap());
+            std::fs::write(root.join("notebooks").join(name), text).unwrap();
+        }
+        Fixture { dir }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn notebook(&self, name: &str) -> PathBuf {
+        self.root().join("notebooks").join(name)
+    }
+
+    fn report(&self, name: &str) -> PathBuf {
+        self.root()
+            .join("reports")
+            .join(Path::new(name).with_extension("org"))
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = puzzlebook(args);
+        c.arg("--root").arg(self.root());
+        c
+    }
+
+    fn read(&self, p: &Path) -> String {
+        std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    }
+
+    /// Files in the project's notebooks and reports folders that look like
+    /// leftovers of an interrupted write.
+    fn leftovers(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for d in ["notebooks", "reports"] {
+            if let Ok(entries) = std::fs::read_dir(self.root().join(d)) {
+                for e in entries {
+                    let name = e.unwrap().file_name().to_string_lossy().into_owned();
+                    if name.starts_with(".puzzlebook-") {
+                        out.push(name);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Waits for a file a cell writes (a cold evcxr build can take minutes).
+fn wait_for(marker: &Path) {
+    for _ in 0..1200 {
+        if marker.exists() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    panic!("{} never appeared", marker.display());
+}
+
+fn lock() -> std::sync::MutexGuard<'static, ()> {
+    EVCXR.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[test]
+fn the_committed_notebooks_and_reports_come_out_again_byte_for_byte() {
+    let _g = lock();
+    let o = run(puzzlebook(&["check", "--execute", "--root"]).arg(root_dir()));
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let out = text(&o.stdout);
+    for nb in [
+        "01-self-referential-aptitude-test",
+        "02-calculator-the-game",
+        "03-twenty-four",
+        "04-impossible-puzzle",
+    ] {
+        assert!(
+            out.contains(&format!(
+                "notebooks/{nb}.ipynb: executed, outputs identical"
+            )),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn a_frame_made_in_one_cell_is_pruned_in_the_next() {
+    let _g = lock();
+    let f = Fixture::new(&["frames-across-cells.ipynb"]);
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let report = f.read(&f.report("frames-across-cells.ipynb"));
+    assert!(
+        report.contains("#+TITLE: Frames across cells\n"),
+        "{report}"
+    );
+    assert!(report.contains(": 45\n"), "{report}");
+    // step-1 of the write-up, as an org table under its named result.
+    let at = report.find("]: step-1\n").expect("a step-1 result");
+    assert!(
+        report[at..].contains("| 36 | 12 | 6 | 6 |\n| 36 | 13 | 4 | 9 |"),
+        "{report}"
+    );
+    assert!(report.contains(": 15\n"), "step-2 has 15 rows: {report}");
+
+    // Everything is fresh now: a second report executes nothing and writes nothing.
+    let before = f.read(&f.notebook("frames-across-cells.ipynb"));
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(o.status.success());
+    assert_eq!(
+        text(&o.stdout),
+        "notebooks/frames-across-cells.ipynb: fresh\n"
+    );
+    assert!(!text(&o.stderr).contains("executed"), "{}", text(&o.stderr));
+    assert_eq!(f.read(&f.notebook("frames-across-cells.ipynb")), before);
+    let o = run(&mut f.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+}
+
+#[test]
+fn a_failing_cell_names_its_notebook_and_cell_and_changes_nothing() {
+    let _g = lock();
+    let f = Fixture::new(&["failing-cell.ipynb"]);
+    let nb_before = f.read(&f.notebook("failing-cell.ipynb"));
+    std::fs::create_dir_all(f.root().join("reports")).unwrap();
+    std::fs::write(f.report("failing-cell.ipynb"), "the old report\n").unwrap();
+    let o = run(&mut f.cmd(&["report"]));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("notebooks/failing-cell.ipynb, cell 4 (code cell 3, \"broken\") failed"),
+        "{err}"
+    );
+    assert!(err.contains("mismatched types"), "{err}");
+    assert!(!err.contains('\u{1b}'), "ANSI codes are stripped: {err:?}");
+    assert_eq!(f.read(&f.notebook("failing-cell.ipynb")), nb_before);
+    assert_eq!(f.read(&f.report("failing-cell.ipynb")), "the old report\n");
+    assert!(f.leftovers().is_empty());
+}
+
+#[test]
+fn a_panicking_cell_is_a_failing_cell() {
+    let _g = lock();
+    let f = Fixture::new(&["panicking-cell.ipynb"]);
+    let o = run(f
+        .cmd(&["run", "notebooks/panicking-cell.ipynb"])
+        .current_dir(f.root()));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("cell 3 (code cell 2, \"boom\") failed"),
+        "{err}"
+    );
+    assert!(err.contains("index out of bounds"), "{err}");
+}
+
+#[test]
+fn a_malformed_notebook_is_named_and_nothing_runs() {
+    let _g = lock();
+    let f = Fixture::new(&["malformed.ipynb", "small-b.ipynb"]);
+    for cmd in ["check", "report"] {
+        let o = run(&mut f.cmd(&[cmd]));
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+        let err = text(&o.stderr);
+        assert!(
+            err.contains("malformed.ipynb is not a usable notebook: not valid JSON"),
+            "{err}"
+        );
+        assert!(err.contains("git checkout"), "{err}");
+        assert_eq!(
+            err.matches("not valid JSON").count(),
+            1,
+            "the cause once: {err}"
+        );
+    }
+    assert!(!f.report("small-b.ipynb").exists(), "nothing ran");
+}
+
+#[test]
+fn an_edit_marks_exactly_the_affected_reports_stale() {
+    let _g = lock();
+    let f = Fixture::new(&["small-a.ipynb", "small-b.ipynb"]);
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(f
+        .read(&f.report("small-a.ipynb"))
+        .contains(": \"DADBEDDEDABADBADBABE\""));
+    let b = f.read(&f.report("small-b.ipynb"));
+    assert!(b.contains(": hello\n: 42\n"), "{b}");
+    let o = run(&mut f.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+
+    // Edit a code cell of A: only A is stale, from that cell on.
+    let p = f.notebook("small-a.ipynb");
+    std::fs::write(
+        &p,
+        f.read(&p)
+            .replace("srat::solve()?.letters()", "srat::solve()?.letters().len()"),
+    )
+    .unwrap();
+    let o = run(&mut f.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("notebooks/small-a.ipynb: stale from cell 3 (letters) on, 1 code cell;"),
+        "{out}"
+    );
+    assert!(out.contains("notebooks/small-b.ipynb: fresh"), "{out}");
+
+    // Edit only A's narrative: its report is out of date, no cell is stale.
+    std::fs::write(&p, f.read(&p).replace("letters().len()", "letters()")).unwrap();
+    std::fs::write(
+        &p,
+        f.read(&p)
+            .replace("Some *narrative*.", "Other *narrative*."),
+    )
+    .unwrap();
+    let o = run(&mut f.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    assert!(out.contains("reports/small-a.org: out of date"), "{out}");
+    assert!(!out.contains("stale"), "{out}");
+    // report re-renders it without executing anything.
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(o.status.success());
+    assert!(!text(&o.stderr).contains("executed"), "{}", text(&o.stderr));
+    assert!(f
+        .read(&f.report("small-a.ipynb"))
+        .contains("Other /narrative/."));
+
+    // Edit the command: no notebook compiles it, so everything stays fresh.
+    let main_rs = f.root().join("cli/src/main.rs");
+    std::fs::create_dir_all(main_rs.parent().unwrap()).unwrap();
+    std::fs::copy(root_dir().join("cli/src/main.rs"), &main_rs).unwrap();
+    std::fs::write(&main_rs, f.read(&main_rs) + "\n// an edit\n").unwrap();
+    let o = run(&mut f.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+
+    // Edit a library source: every notebook depends on it.
+    let lib = f.root().join("src/lib.rs");
+    std::fs::write(&lib, f.read(&lib) + "\n// an edit\n").unwrap();
+    let o = run(&mut f.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("notebooks/small-a.ipynb: stale from cell 2 (cell-1) on, 2 code cells"),
+        "{out}"
+    );
+    assert!(
+        out.contains("notebooks/small-b.ipynb: stale from cell 2 (cell-1) on, 2 code cells"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_killed_run_leaves_every_file_whole() {
+    use std::os::unix::process::CommandExt;
+    let _g = lock();
+    let f = Fixture::new(&["slow.ipynb"]);
+    std::fs::create_dir_all(f.root().join("reports")).unwrap();
+    std::fs::write(f.report("slow.ipynb"), "the old report\n").unwrap();
+    let nb_before = f.read(&f.notebook("slow.ipynb"));
+    let mut child = f
+        .cmd(&["report"])
+        .process_group(0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the slow cell is running, then kill the run and evcxr with it.
+    wait_for(&f.root().join("notebooks/started"));
+    let pgid = child.id().to_string();
+    let killed = Command::new("kill")
+        .args(["-s", "KILL", "--", &format!("-{pgid}")])
+        .status()
+        .unwrap();
+    assert!(killed.success(), "kill the process group {pgid}");
+    child.wait().unwrap();
+    assert_eq!(f.read(&f.notebook("slow.ipynb")), nb_before);
+    assert_eq!(f.read(&f.report("slow.ipynb")), "the old report\n");
+    assert!(f.leftovers().is_empty(), "{:?}", f.leftovers());
+}
+
+#[test]
+fn a_second_run_at_once_is_refused_clearly() {
+    let _g = lock();
+    let f = Fixture::new(&["slow.ipynb", "small-b.ipynb"]);
+    let mut first = f
+        .cmd(&["run", "notebooks/slow.ipynb"])
+        .current_dir(f.root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&f.root().join("notebooks/started"));
+    let o = run(&mut f.cmd(&["report"]));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("another puzzlebook run is using the evcxr build folder"),
+        "{err}"
+    );
+    assert!(!f.report("small-b.ipynb").exists());
+    assert!(first.wait().unwrap().success());
+}
+
+#[test]
+fn check_execute_finds_an_output_that_no_longer_comes_out() {
+    let _g = lock();
+    let f = Fixture::new(&["small-b.ipynb"]);
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // Tamper with the committed result in both files, consistently: the hashes
+    // and the rendering still agree, so only executing can tell.
+    let nb = f.notebook("small-b.ipynb");
+    let report = f.report("small-b.ipynb");
+    let nb_text = f.read(&nb);
+    assert!(nb_text.contains("\"42\""), "{nb_text}");
+    std::fs::write(&nb, nb_text.replace("\"42\"", "\"43\"")).unwrap();
+    std::fs::write(&report, f.read(&report).replace(": 42\n", ": 43\n")).unwrap();
+    let o = run(&mut f.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+
+    let before = (f.read(&nb), f.read(&report));
+    let o = run(&mut f.cmd(&["check", "--execute"]));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("-: 43\n+: 42\n"), "{out}");
+    assert!(out.contains("-       \"43\"\n+       \"42\"\n"), "{out}");
+    assert!(
+        out.contains("notebooks/small-b.ipynb: executed, outputs differ"),
+        "{out}"
+    );
+    assert_eq!((f.read(&nb), f.read(&report)), before, "check never writes");
+}

@@ -1,0 +1,126 @@
+//! Reports open cleanly in Emacs org-mode: Emacs finds every source block, its
+//! results and the hash we wrote, every table and every heading.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use puzzlebook_cli::pipeline::notebook::{CellKind, Notebook};
+use puzzlebook_cli::pipeline::{io, report};
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+/// What Emacs sees in an org file, one finding per line (see inspect-report.el).
+fn emacs_sees(org: &Path) -> Vec<String> {
+    let out = Command::new("emacs")
+        .args(["--batch", "-Q", "-l"])
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/emacs/inspect-report.el"))
+        .arg(org)
+        .output()
+        .expect("emacs runs (apt-get install emacs-nox)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_committed_report_opens_cleanly_in_org_mode() {
+    let notebooks = io::notebooks_in(&crate_dir().join("notebooks")).unwrap();
+    assert_eq!(notebooks.len(), 4);
+    for path in notebooks {
+        let nb = io::load_notebook(&path).unwrap();
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let org = crate_dir().join("reports").join(format!("{stem}.org"));
+        let seen = emacs_sees(&org);
+        // Code blocks in the narrative are unnamed source blocks without results.
+        let srcs: Vec<&String> = seen
+            .iter()
+            .filter(|l| l.starts_with("src ") && !l.starts_with("src nil no -"))
+            .collect();
+        let expected: Vec<String> = nb
+            .code_cells()
+            .enumerate()
+            .map(|(i, (_, c))| {
+                format!(
+                    "src {} yes {}",
+                    report::cell_name(c.name.as_deref(), i + 1),
+                    c.hash.as_deref().expect("executed notebooks carry hashes")
+                )
+            })
+            .collect();
+        assert_eq!(srcs, expected.iter().collect::<Vec<_>>(), "{stem}");
+        let title = nb.cells[0]
+            .source
+            .lines()
+            .next()
+            .unwrap()
+            .trim_start_matches("# ");
+        assert_eq!(seen[0], format!("title {title}"), "{stem}");
+        let org_results = nb
+            .cells
+            .iter()
+            .filter(|c| c.kind == CellKind::Code)
+            .flat_map(|c| &c.outputs)
+            .filter(|o| {
+                matches!(o, puzzlebook_cli::pipeline::notebook::Output::ExecuteResult { data }
+                    if data.contains_key(puzzlebook::rich::ORG_MIME))
+            })
+            .count();
+        let tables = seen.iter().filter(|l| l.starts_with("table ")).count();
+        assert!(
+            tables >= org_results,
+            "{stem}: {tables} tables for {org_results} table results"
+        );
+        assert!(seen.iter().any(|l| l.starts_with("headline 1 ")), "{stem}");
+    }
+}
+
+#[test]
+fn the_narrative_converts_to_org_that_emacs_reads() {
+    let nb = Notebook::parse(
+        &serde_json::json!({
+            "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+            "cells": [
+                {"cell_type": "markdown", "metadata": {}, "source":
+                    "# The title\n\n## A section\n\nSome *emphasis*, **strong**, `code` and a [link](https://example.org).\n\n- one\n- two\n  - nested\n\n1. first\n2. second\n\n| a | b |\n|---|---|\n| 1 | x |\n\n```rust\nlet x = 1;\n```\n\n### A subsection\n"},
+                {"cell_type": "code", "metadata": {"name": "start"}, "outputs": [], "source": "*x = 1;\n#+not a keyword"},
+            ]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let org = report::render(&nb, "notebooks/t.ipynb");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.org");
+    std::fs::write(&p, &org).unwrap();
+    let seen = emacs_sees(&p);
+    assert_eq!(
+        seen,
+        [
+            "title The title",
+            "src nil no -",
+            "src start no -",
+            "table 2 2",
+            "headline 1 A section",
+            "headline 2 A subsection",
+        ],
+        "{org}"
+    );
+    assert!(org.contains("[[https://example.org][link]]"), "{org}");
+    assert!(org.contains("- two\n  - nested\n"), "{org}");
+    assert!(
+        org.contains("#+BEGIN_SRC rust\nlet x = 1;\n#+END_SRC"),
+        "{org}"
+    );
+    assert!(
+        org.contains("#+BEGIN_SRC rust\n,*x = 1;\n,#+not a keyword\n#+END_SRC"),
+        "{org}"
+    );
+}
