@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::assert_golden;
+use common::assert_writeup;
 use puzzlebook::sum_product::{self, Dialogue, Key, Outcome, Person};
 
 const NAMES: [&str; 10] = [
@@ -18,7 +18,10 @@ fn the_ten_tables_match_the_write_up_byte_for_byte() {
     assert_eq!(tables.len(), 10);
     for (step, name) in tables.iter().zip(NAMES) {
         assert_eq!(step.name, name);
-        assert_golden(&format!("sum_product/{name}.tsv"), &step.table().to_tsv());
+        assert_writeup(
+            &format!("04-impossible-puzzle/{name}.tsv"),
+            &step.table().to_tsv(),
+        );
     }
 }
 
@@ -74,8 +77,8 @@ fn a_single_prune_matches_the_oracle_on_both_keys() {
 fn the_candidates_come_in_the_write_ups_order() {
     let df = sum_product::candidates(9).unwrap();
     assert_eq!(df.height(), 45);
-    assert_golden(
-        "sum_product/start.tsv",
+    assert_writeup(
+        "04-impossible-puzzle/start.tsv",
         &sum_product::table(&df).unwrap().to_tsv(),
     );
 }

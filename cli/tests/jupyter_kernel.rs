@@ -3,12 +3,12 @@
 //! installed kernel and must get the committed outputs; a user's plain evcxr
 //! `rust` kernel comes out of it unchanged.
 //!
-//! Outputs are compared after two named rules:
-//! - "streams are joined": a kernel sends a cell's printed lines as many stream
-//!   messages, which Jupyter shows as one; nbclient's `coalesce_streams` joins
-//!   them into one output per stream, as the runner writes them;
-//! - "execution counts are the kernel's" ([`normalise`]): nbclient numbers the
-//!   cells, the runner leaves them null.
+//! Outputs and execution counts are compared after one named rule, "streams
+//! are joined": a kernel sends a cell's printed lines as many stream messages,
+//! which Jupyter shows as one; nbclient's `coalesce_streams` joins them into one
+//! output per stream, as the runner writes them. The runner numbers the code
+//! cells 1, 2, … as Jupyter does, and the counts must match too, after one
+//! more named rule, "evcxr numbers results one higher" ([`EVCXR_COUNT_OFFSET`]).
 
 mod common;
 
@@ -144,31 +144,40 @@ impl Jupyter {
     }
 }
 
-/// The one normalisation rule, "execution counts are the kernel's": every
-/// `execution_count` (the cell's and each `execute_result`'s) becomes null.
-/// Everything else (stream text, every MIME type of every result) must match.
-fn normalise(outputs: &Value) -> Value {
-    let mut v = outputs.clone();
-    for o in v.as_array_mut().expect("outputs is a list") {
-        if let Some(c) = o.get_mut("execution_count") {
-            *c = Value::Null;
-        }
-    }
-    v
-}
-
 fn read_json(p: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap())
         .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// Each code cell's (id, normalised outputs) as pretty JSON, for a diff.
+/// evcxr_jupyter 0.22 numbers a cell's result one higher than the cell: its
+/// counter starts at 1 and it adds one before sending `execute_input`, so in
+/// Jupyter cell 1 shows `In [1]` but its result says `execution_count: 2`. The
+/// runner writes the cell's number on both.
+const EVCXR_COUNT_OFFSET: i64 = 1;
+
+/// `nb` with every result's execution count less `offset`.
+fn shift_counts(nb: &Value, offset: i64) -> Value {
+    let mut nb = nb.clone();
+    for cell in nb["cells"].as_array_mut().unwrap() {
+        for o in cell["outputs"].as_array_mut().into_iter().flatten() {
+            if let Some(n) = o.get("execution_count").and_then(Value::as_i64) {
+                o["execution_count"] = Value::from(n - offset);
+            }
+        }
+    }
+    nb
+}
+
+/// Each code cell's id, execution count and outputs as pretty JSON, for a diff.
 fn outputs_text(nb: &Value) -> String {
     let mut s = String::new();
     for cell in nb["cells"].as_array().unwrap() {
         if cell["cell_type"] == "code" {
-            s.push_str(&format!("== cell {}\n", cell["id"]));
-            s.push_str(&serde_json::to_string_pretty(&normalise(&cell["outputs"])).unwrap());
+            s.push_str(&format!(
+                "== cell {} [{}]\n",
+                cell["id"], cell["execution_count"]
+            ));
+            s.push_str(&serde_json::to_string_pretty(&cell["outputs"]).unwrap());
             s.push('\n');
         }
     }
@@ -212,7 +221,10 @@ fn every_notebook_gives_its_committed_outputs_in_jupyter() {
         let name = nb.file_name().unwrap();
         let committed = read_json(nb);
         let ran = read_json(&executed.join(name));
-        let (want, got) = (outputs_text(&committed), outputs_text(&ran));
+        let (want, got) = (
+            outputs_text(&committed),
+            outputs_text(&shift_counts(&ran, EVCXR_COUNT_OFFSET)),
+        );
         if want != got {
             let diff = similar::TextDiff::from_lines(&want, &got)
                 .unified_diff()
@@ -245,15 +257,20 @@ fn a_notebook_without_its_dep_cell_runs_on_the_preloaded_crate() {
     let executed = jupyter.execute(std::slice::from_ref(&nb));
     let ran = read_json(&executed.join("no-dep-cell.ipynb"));
     let outputs = all_outputs(&ran);
-    assert_eq!(outputs.len(), 2, "{outputs:?}");
-    // The answer the write-up gives (FACTS).
+    assert_eq!(outputs.len(), 3, "{outputs:?}");
+    // The first cell to use `?` ends in a table: evcxr must not fall back to
+    // Debug for it (the kernel's prelude enables `?` first).
+    let org = joined(&outputs[0]["data"]["text/x-org"]);
+    assert!(org.starts_with("| m | s | x | y |\n"), "{}", outputs[0]);
+    assert!(org.contains("| 4 | 4 | 2 | 2 |"), "{org}");
+    // The answer the write-up gives.
     assert_eq!(
-        joined(&outputs[0]["data"]["text/plain"]),
+        joined(&outputs[1]["data"]["text/plain"]),
         "\"DADBEDDEDABADBADBABE\"",
         "{}",
-        outputs[0]
+        outputs[1]
     );
-    let data = &outputs[1]["data"];
+    let data = &outputs[2]["data"];
     assert_eq!(
         joined(&data["text/html"]),
         "<table>\n<thead>\n<tr><th>a</th><th>b</th></tr>\n</thead>\n<tbody>\n<tr><td>x</td><td>y</td></tr>\n</tbody>\n</table>"

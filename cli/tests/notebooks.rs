@@ -172,6 +172,21 @@ fn a_frame_made_in_one_cell_is_pruned_in_the_next() {
 }
 
 #[test]
+fn the_first_cell_to_use_a_question_mark_still_shows_its_table() {
+    let _g = lock();
+    let f = Fixture::new(&["question-mark-table.ipynb"]);
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let report = f.read(&f.report("question-mark-table.ipynb"));
+    let at = report.find("]: first\n").expect("a result named first");
+    assert!(
+        report[at..]
+            .starts_with("]: first\n| m | s | x | y |\n|---+---+---+---|\n| 2 | 3 | 1 | 2 |"),
+        "the table as an org table, not a Debug dump: {report}"
+    );
+}
+
+#[test]
 fn a_failing_cell_names_its_notebook_and_cell_and_changes_nothing() {
     let _g = lock();
     let f = Fixture::new(&["failing-cell.ipynb"]);

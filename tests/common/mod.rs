@@ -34,3 +34,24 @@ pub fn assert_golden(rel: &str, actual: &str) {
         panic!("{rel} differs from its golden file:\n{diff}");
     }
 }
+
+/// The folder of results the write-ups print (`tests/writeups/`), taken from
+/// the four published write-ups. Unlike golden files they are never rewritten.
+pub fn writeups_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/writeups")
+}
+
+/// Compares `actual` with the write-up's result `tests/writeups/<rel>` byte for
+/// byte, failing with a unified diff. `PUZZLEBOOK_BLESS` does not apply.
+pub fn assert_writeup(rel: &str, actual: &str) {
+    let path = writeups_dir().join(rel);
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    if expected != actual {
+        let diff = similar::TextDiff::from_lines(expected.as_str(), actual)
+            .unified_diff()
+            .header(&format!("{rel} (the write-up)"), &format!("{rel} (ours)"))
+            .to_string();
+        panic!("{rel} differs from the write-up:\n{diff}");
+    }
+}

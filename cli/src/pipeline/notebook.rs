@@ -137,7 +137,18 @@ impl Notebook {
     /// Serialises as Jupyter does: keys sorted, one-space indent, a final newline.
     pub fn to_json(&self) -> String {
         let mut doc = self.raw.clone();
-        let cells: Vec<Value> = self.cells.iter().map(NotebookCell::to_value).collect();
+        // Code cells count 1, 2, … as Jupyter numbers them in a fresh kernel.
+        let mut count = 0;
+        let cells: Vec<Value> = self
+            .cells
+            .iter()
+            .map(|c| {
+                if c.kind == CellKind::Code {
+                    count += 1;
+                }
+                c.to_value(count)
+            })
+            .collect();
         doc["cells"] = Value::Array(cells);
         let doc = sorted(doc);
         let mut buf = Vec::new();
@@ -249,7 +260,9 @@ impl NotebookCell {
         }
     }
 
-    fn to_value(&self) -> Value {
+    /// The cell as nbformat JSON; `count` is its number among code cells, its
+    /// execution count once it has been executed (it has a hash).
+    fn to_value(&self, count: usize) -> Value {
         let mut v = self.raw.clone();
         let obj = v.as_object_mut().expect("cells are objects");
         obj.insert("source".into(), lines(&self.source));
@@ -275,6 +288,10 @@ impl NotebookCell {
             }
         }
         if self.kind == CellKind::Code {
+            let execution_count = match self.hash {
+                Some(_) => json!(count),
+                None => Value::Null,
+            };
             let mut outs = Vec::new();
             for o in &self.outputs {
                 match o {
@@ -288,7 +305,7 @@ impl NotebookCell {
                             data.iter().map(|(k, v)| (k.clone(), lines(v))).collect();
                         outs.push(json!({
                             "data": d,
-                            "execution_count": Value::Null,
+                            "execution_count": execution_count,
                             "metadata": {},
                             "output_type": "execute_result",
                         }));
@@ -296,8 +313,7 @@ impl NotebookCell {
                 }
             }
             obj.insert("outputs".into(), Value::Array(outs));
-            // No execution counts: they would change with every run.
-            obj.insert("execution_count".into(), Value::Null);
+            obj.insert("execution_count".into(), execution_count);
         } else {
             obj.remove("outputs");
             obj.remove("execution_count");
@@ -338,6 +354,25 @@ mod tests {
         assert_eq!(once, twice);
         assert!(once.starts_with("{\n \"cells\": [\n  {\n"));
         assert!(once.ends_with("}\n"));
+    }
+
+    #[test]
+    fn executed_code_cells_count_from_one_as_jupyter_does() {
+        let mut nb = Notebook::parse(NB).unwrap();
+        nb.cells.push(NotebookCell::new(CellKind::Code, "2 + 2"));
+        let unexecuted: Value = serde_json::from_str(&nb.to_json()).unwrap();
+        assert_eq!(unexecuted["cells"][1]["execution_count"], Value::Null);
+        for (n, i) in [1, 2].into_iter().enumerate() {
+            nb.cells[i].hash = Some(format!("h{n}"));
+            nb.cells[i].outputs = vec![Output::ExecuteResult {
+                data: [("text/plain".to_string(), "2".to_string())].into(),
+            }];
+        }
+        let v: Value = serde_json::from_str(&nb.to_json()).unwrap();
+        assert_eq!(v["cells"][1]["execution_count"], 1);
+        assert_eq!(v["cells"][1]["outputs"][0]["execution_count"], 1);
+        assert_eq!(v["cells"][2]["execution_count"], 2);
+        assert_eq!(v["cells"][0].get("execution_count"), None);
     }
 
     #[test]

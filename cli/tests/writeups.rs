@@ -1,0 +1,420 @@
+//! Every result a write-up prints, checked in our reports against the write-up
+//! (`tests/writeups/`, taken from the four published write-ups), not against
+//! our own committed outputs. And no result anywhere is a Rust Debug dump.
+//!
+//! The reports are parsed here with a few lines of our own; the 24 game's
+//! expressions are evaluated by an evaluator in this file, not the crate's.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use common::root_dir;
+use serde_json::Value;
+
+fn report(name: &str) -> String {
+    let p = root_dir().join("reports").join(format!("{name}.org"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn writeup(rel: &str) -> String {
+    let p = root_dir().join("tests/writeups").join(rel);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The named results of an org report: name → the lines after
+/// `#+RESULTS[…]: name`, up to the blank line that ends them.
+fn results(org: &str) -> BTreeMap<String, Vec<String>> {
+    let mut out = BTreeMap::new();
+    let mut lines = org.lines();
+    while let Some(l) = lines.next() {
+        if let Some(rest) = l.strip_prefix("#+RESULTS[") {
+            let (_, name) = rest.split_once("]: ").expect("a named result");
+            let body: Vec<String> = lines
+                .by_ref()
+                .take_while(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect();
+            out.insert(name.to_string(), body);
+        }
+    }
+    out
+}
+
+fn result<'a>(results: &'a BTreeMap<String, Vec<String>>, name: &str) -> &'a [String] {
+    results
+        .get(name)
+        .unwrap_or_else(|| panic!("no result named {name}; have {:?}", results.keys()))
+}
+
+/// The text of `: ` lines.
+fn colon_text(body: &[String]) -> Vec<String> {
+    body.iter()
+        .map(|l| {
+            l.strip_prefix(": ")
+                .or_else(|| l.strip_prefix(':'))
+                .unwrap_or_else(|| panic!("not a `: ` line: {l:?}"))
+                .to_string()
+        })
+        .collect()
+}
+
+/// An org table as tab-separated lines (header first, the rule dropped).
+fn org_table_as_tsv(body: &[String]) -> String {
+    let mut out = String::new();
+    for l in body {
+        assert!(
+            l.starts_with('|'),
+            "not an org table line: {l:?} in {body:?}"
+        );
+        if l.starts_with("|-") {
+            continue;
+        }
+        let cells: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
+        out.push_str(&cells.join("\t"));
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn the_impossible_puzzle_s_ten_tables_are_the_write_up_s() {
+    let r = results(&report("04-impossible-puzzle"));
+    let mut names = vec!["start".to_string()];
+    names.extend((1..=9).map(|n| format!("step-{n}")));
+    for name in &names {
+        let ours = org_table_as_tsv(result(&r, name));
+        let theirs = writeup(&format!("04-impossible-puzzle/{name}.tsv"));
+        assert_eq!(
+            ours, theirs,
+            "table {name} of report 04 against the write-up's"
+        );
+    }
+    // The conclusion: in step-8 one product is unique, 16, so the pair is (2, 8).
+    let step8 = writeup("04-impossible-puzzle/step-8.tsv");
+    let rows: Vec<Vec<i64>> = step8
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').map(|c| c.parse().unwrap()).collect())
+        .collect();
+    let unique: Vec<&Vec<i64>> = rows
+        .iter()
+        .filter(|r| rows.iter().filter(|o| o[0] == r[0]).count() == 1)
+        .collect();
+    assert_eq!(unique, [&vec![16, 10, 2, 8]]);
+    let conclusion = colon_text(result(&r, "dialogue")).join("\n");
+    assert!(
+        conclusion.contains("his product is 16") && conclusion.contains("2 and 8"),
+        "{conclusion}"
+    );
+    assert_eq!(
+        colon_text(result(&r, "same-as-the-crate")),
+        ["10 of the 10 tables above are the crate's, row for row."]
+    );
+}
+
+#[test]
+fn the_srat_answers_are_the_write_up_s_in_both_forms_of_question_13() {
+    let r = results(&report("01-self-referential-aptitude-test"));
+    let ours = colon_text(result(&r, "answers")).join("\n") + "\n";
+    assert_eq!(ours, writeup("01-answers.txt"));
+    let letters: String = writeup("01-answers.txt")
+        .lines()
+        .map(|l| l.chars().last().unwrap())
+        .collect();
+    let iff = colon_text(result(&r, "q13-iff")).join("\n");
+    assert!(iff.contains(&letters), "{iff}");
+    assert!(iff.contains("the same sheet as above"), "{iff}");
+}
+
+/// `(define-fun NAME () Int` then the value on the next line, from a model
+/// as the write-up prints it.
+fn define_funs(text: &[String]) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    for (i, l) in text.iter().enumerate() {
+        if let Some(rest) = l.trim().strip_prefix("(define-fun ") {
+            let name = rest.split_whitespace().next().unwrap().to_string();
+            let v = text[i + 1].trim().trim_end_matches(')').parse().unwrap();
+            out.push((name, v));
+        }
+    }
+    out
+}
+
+#[test]
+fn both_calculator_models_are_the_write_up_s() {
+    let r = results(&report("02-calculator-the-game"));
+    for goal in ["-120", "-130"] {
+        let text = colon_text(result(&r, &format!("model{goal}")));
+        assert!(text.iter().any(|l| l == "sat"), "Z3's own answer: {text:?}");
+        let theirs: Vec<(String, i64)> = writeup(&format!("02-model{goal}.txt"))
+            .lines()
+            .map(|l| {
+                let (n, v) = l.split_once(' ').unwrap();
+                (n.to_string(), v.parse().unwrap())
+            })
+            .collect();
+        assert_eq!(define_funs(&text), theirs, "goal {goal}");
+        let agree = if goal == "-120" {
+            colon_text(result(&r, "api-120"))
+        } else {
+            text
+        };
+        assert!(
+            agree.iter().any(|l| l == "The two models agree."),
+            "{agree:?}"
+        );
+    }
+}
+
+#[test]
+fn the_24_game_s_permutations_and_outputs_are_the_write_up_s() {
+    let r = results(&report("03-twenty-four"));
+    let table = org_table_as_tsv(result(&r, "permutations"));
+    let ours: BTreeSet<String> = table
+        .lines()
+        .skip(1)
+        .map(|l| format!("[{}]", l.split('\t').collect::<Vec<_>>().join(", ")))
+        .collect();
+    let theirs: BTreeSet<String> = writeup("03-permutations.txt")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(ours, theirs);
+    assert_eq!(
+        colon_text(result(&r, "output")).join("\n") + "\n",
+        writeup("03-output.txt")
+    );
+}
+
+#[test]
+fn every_expression_in_report_03_is_exactly_its_target() {
+    let r = results(&report("03-twenty-four"));
+    let mut checked = 0;
+    for (name, body) in &r {
+        for line in body.iter().filter_map(|l| l.strip_prefix(": ")) {
+            // `[1, 5, 5, 5]: EXPR = 24`, `EXPR = 24   (2 models)`, `  EXPR = 24`,
+            // `[…]: the write-up has EXPR = 24, we have EXPR = 24`.
+            let line = line.split("   (").next().unwrap();
+            let line = line.rsplit("]: ").next().unwrap();
+            let line = line.strip_prefix("left to right: ").unwrap_or(line);
+            let line = line.strip_prefix("the write-up has ").unwrap_or(line);
+            for part in line.split(", we have ") {
+                let Some((expr, value)) = part.trim().rsplit_once(" = ") else {
+                    continue;
+                };
+                if !expr.starts_with(|c: char| c == '(' || c.is_ascii_digit()) {
+                    continue;
+                }
+                let got = eval(expr).unwrap_or_else(|| panic!("{name}: {expr} has no value"));
+                assert_eq!(
+                    got,
+                    (24, 1),
+                    "{name}: {expr} is {got:?}, printed as {value}"
+                );
+                assert_eq!(value, "24", "{name}: {part}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(
+        checked >= 38,
+        "only {checked} expressions found in report 03"
+    );
+    let solved = colon_text(result(&r, "solve-24"));
+    assert_eq!(solved.len(), 10, "{solved:?}");
+    let by_function = colon_text(result(&r, "solve-24-by-function"));
+    assert_eq!(by_function.len(), 10, "{by_function:?}");
+    for l in solved.iter().chain(&by_function) {
+        assert!(
+            !l.contains("no solution"),
+            "the write-up solves every question: {l}"
+        );
+    }
+    let against = colon_text(result(&r, "cells-against-the-crate"));
+    let agree = &against[0];
+    let (n, rest) = agree
+        .strip_prefix("the cells and the crate agree on ")
+        .and_then(|s| s.split_once(" of "))
+        .unwrap_or_else(|| panic!("{against:?}"));
+    assert_eq!(rest, format!("{n} multisets"), "{against:?}");
+    let (exact, of) = against[1]
+        .split_once(" of ")
+        .unwrap_or_else(|| panic!("{against:?}"));
+    assert_eq!(
+        of,
+        format!("{exact} expressions are exactly 24"),
+        "{against:?}"
+    );
+}
+
+/// A fraction in lowest terms with a positive denominator.
+fn frac(n: i128, d: i128) -> Option<(i128, i128)> {
+    if d == 0 {
+        return None;
+    }
+    fn gcd(a: i128, b: i128) -> i128 {
+        if b == 0 {
+            a.abs()
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    let g = gcd(n, d).max(1) * d.signum();
+    Some((n / g, d / g))
+}
+
+/// The exact value of `expr` (numbers, `+ - * /`, brackets; an operator's
+/// operands are a number or a bracketed expression, as `output` writes them).
+fn eval(expr: &str) -> Option<(i128, i128)> {
+    let tokens: Vec<String> = expr
+        .replace('(', " ( ")
+        .replace(')', " ) ")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let mut at = 0;
+    let v = eval_sum(&tokens, &mut at)?;
+    (at == tokens.len()).then_some(v)
+}
+
+fn eval_sum(t: &[String], at: &mut usize) -> Option<(i128, i128)> {
+    let mut acc = eval_atom(t, at)?;
+    while let Some(op) = t
+        .get(*at)
+        .filter(|s| ["+", "-", "*", "/"].contains(&s.as_str()))
+    {
+        *at += 1;
+        let (a, b) = (acc, eval_atom(t, at)?);
+        acc = match op.as_str() {
+            "+" => frac(a.0 * b.1 + b.0 * a.1, a.1 * b.1)?,
+            "-" => frac(a.0 * b.1 - b.0 * a.1, a.1 * b.1)?,
+            "*" => frac(a.0 * b.0, a.1 * b.1)?,
+            _ => frac(a.0 * b.1, a.1 * b.0)?,
+        };
+    }
+    Some(acc)
+}
+
+fn eval_atom(t: &[String], at: &mut usize) -> Option<(i128, i128)> {
+    let tok = t.get(*at)?;
+    *at += 1;
+    if tok == "(" {
+        let v = eval_sum(t, at)?;
+        (t.get(*at)? == ")").then_some(())?;
+        *at += 1;
+        Some(v)
+    } else {
+        frac(tok.parse().ok()?, 1)
+    }
+}
+
+#[test]
+fn the_test_s_evaluator_is_exact() {
+    assert_eq!(eval("8 / (3 - (8 / 3))"), Some((24, 1)));
+    assert_eq!(eval("(5 - (1 / 5)) * 5"), Some((24, 1)));
+    assert_eq!(eval("1 / (2 - 2)"), None);
+    assert_eq!(eval("1 / 3"), Some((1, 3)));
+}
+
+/// Whether a result line reads like Rust's `Debug` output rather than a table
+/// or a sentence: a struct dump, an `Option`, or a tuple of values.
+fn looks_like_debug(line: &str) -> bool {
+    let l = line.trim();
+    let struct_dump = l.split_once(" { ").is_some_and(|(head, _)| {
+        !head.is_empty()
+            && head.chars().all(|c| c.is_ascii_alphanumeric())
+            && head.starts_with(|c: char| c.is_ascii_uppercase())
+    });
+    let tuple = l.starts_with('(')
+        && l.ends_with(')')
+        && ["(Some(", "(None", "(true", "(false", "([", "(\""]
+            .iter()
+            .any(|p| l.starts_with(p))
+        || (l.starts_with('(')
+            && l[1..].split(", ").count() > 1
+            && l[1..]
+                .split(", ")
+                .all(|p| p.trim_end_matches(')').parse::<i64>().is_ok()));
+    struct_dump || tuple || l == "()" || l.starts_with("Some(") || l.starts_with("[\"")
+}
+
+#[test]
+fn the_debug_detector_finds_what_shipped_before() {
+    for dump in [
+        "Table { header: [\"m\", \"s\"], rows: [] }",
+        "(Some(-124), Some(4), Some(-120))",
+        "(1, 1)",
+        "(true, 1)",
+        "(1820, 1362)",
+        "([], [\"(1 + 2) * (1 + 7)\"])",
+        "()",
+    ] {
+        assert!(looks_like_debug(dump), "{dump}");
+    }
+    for fine in [
+        "(5 - (1 / 5)) * 5",
+        "(1 + 2) * (1 + 7) = 24",
+        "[1, 5, 5, 5]: (5 - (1 / 5)) * 5 = 24",
+        "goal -120: 1 model",
+        "Q 1: D",
+    ] {
+        assert!(!looks_like_debug(fine), "{fine}");
+    }
+}
+
+fn notebooks() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root_dir().join("notebooks"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ipynb"))
+        .collect();
+    v.sort();
+    assert_eq!(v.len(), 4);
+    v
+}
+
+fn joined(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+        _ => String::new(),
+    }
+}
+
+#[test]
+fn no_result_in_any_notebook_or_report_is_a_debug_dump() {
+    for nb in notebooks() {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&nb).unwrap()).unwrap();
+        for cell in v["cells"].as_array().unwrap() {
+            let name = cell["metadata"]["name"].as_str().unwrap_or("unnamed");
+            for o in cell["outputs"].as_array().into_iter().flatten() {
+                if o["output_type"] != "execute_result" {
+                    continue;
+                }
+                let data = &o["data"];
+                let plain = joined(&data["text/plain"]);
+                assert!(
+                    !plain.lines().any(looks_like_debug),
+                    "{}, cell {name}: a Debug dump: {plain}",
+                    nb.display()
+                );
+                // A table publishes its org form as well as HTML.
+                if data.get("text/html").is_some() {
+                    assert!(
+                        data.get("text/x-org").is_some(),
+                        "{}, cell {name}: a table without text/x-org",
+                        nb.display()
+                    );
+                }
+            }
+        }
+        let stem = nb.file_stem().unwrap().to_str().unwrap();
+        for (name, body) in results(&report(stem)) {
+            for l in body.iter().filter_map(|l| l.strip_prefix(": ")) {
+                assert!(!looks_like_debug(l), "reports/{stem}.org, {name}: {l}");
+            }
+        }
+    }
+}
