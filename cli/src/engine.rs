@@ -3,6 +3,8 @@
 //! optimisation level cells compile at. The runner and the Jupyter kernel share it.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use thiserror::Error;
 
@@ -156,6 +158,36 @@ pub fn init_commands() -> String {
 /// first cell of a notebook to end in `table(&x)?` showed a Debug dump instead
 /// of its table. Running this first takes that round out of the notebook's cells.
 pub const PRIME_QUESTION_MARK: &str = "Ok::<(), std::fmt::Error>(())?;";
+
+/// How long a cell may run before the runner stops it, unless
+/// `--cell-timeout` says otherwise.
+pub const DEFAULT_CELL_TIMEOUT: Duration = Duration::from_secs(600);
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_interrupt(_: libc::c_int) {
+    // Only an atomic store: async-signal-safe.
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Makes Ctrl-C (SIGINT) stop a run cleanly: instead of dying at once, the
+/// process notes the interrupt; the evcxr process, in the same process group,
+/// receives it too and ends, so the cell running fails and the runner stops
+/// before writing anything ([`interrupted`]).
+pub fn catch_interrupts() {
+    // SAFETY: the handler only stores to an atomic.
+    unsafe {
+        libc::signal(
+            libc::SIGINT,
+            on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+    }
+}
+
+/// Whether Ctrl-C was pressed since [`catch_interrupts`].
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
 
 #[cfg(test)]
 mod tests {

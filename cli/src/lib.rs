@@ -1,6 +1,6 @@
 //! The `puzzlebook` command's library: the notebook [`pipeline`], the evcxr
 //! [`engine`] set-up, the Jupyter [`kernel`], and the [`solve`] and [`bench`]
-//! commands' work. The binary (`src/main.rs` and `src/cmd/`) parses arguments
+//! commands' work, within the machine's [`limits`]. The binary (`src/main.rs` and `src/cmd/`) parses arguments
 //! and calls these.
 //!
 //! The chapters themselves live in the `puzzlebook` library, which notebooks
@@ -9,5 +9,6 @@
 pub mod bench;
 pub mod engine;
 pub mod kernel;
+pub mod limits;
 pub mod pipeline;
 pub mod solve;

@@ -83,6 +83,9 @@ pub enum CalculatorError {
     /// Z3 failed.
     #[error(transparent)]
     Model(#[from] puzzlebook::calculator::ModelError),
+    /// Over a limit of this machine.
+    #[error(transparent)]
+    Limit(#[from] crate::limits::LimitError),
 }
 
 /// The text `puzzlebook solve calculator` prints and whether a solution exists.
@@ -98,6 +101,7 @@ pub fn calculator(o: &CalculatorOptions) -> Result<(String, bool), CalculatorErr
     if o.moves == 0 {
         return Err(CalculatorError::Input("--moves must be at least 1".into()));
     }
+    crate::limits::check_calculator(o.moves)?;
     let level = Level::new(o.start, o.goal, o.moves, buttons);
     let mut out = String::new();
     if o.smt2 {
@@ -146,12 +150,21 @@ pub enum TableFormat {
     Text,
 }
 
+/// A sum-product command that cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum SumProductCommandError {
+    /// The chapter's own error.
+    #[error(transparent)]
+    Puzzle(#[from] puzzlebook::sum_product::SumProductError),
+    /// Over a limit of this machine.
+    #[error(transparent)]
+    Limit(#[from] crate::limits::LimitError),
+}
+
 /// The text `puzzlebook solve sum-product` prints: each named table, then the
 /// conclusion.
-pub fn sum_product(
-    max: i64,
-    format: TableFormat,
-) -> Result<String, puzzlebook::sum_product::SumProductError> {
+pub fn sum_product(max: i64, format: TableFormat) -> Result<String, SumProductCommandError> {
+    crate::limits::check_sum_product(max, crate::limits::available_memory())?;
     let d = puzzlebook::sum_product::Dialogue::play(max)?;
     let mut out = String::new();
     for step in d.tables() {

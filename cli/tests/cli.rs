@@ -248,3 +248,55 @@ fn bench_prints_a_markdown_table_of_checked_cases_with_ratios() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("sum-product"), "{}", stderr(&bad));
 }
+
+#[test]
+fn a_max_too_large_for_the_memory_is_refused_before_any_work() {
+    let o = puzzlebook(&["solve", "sum-product", "--max", "100000"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("--max 100000 means 5000050000 candidate pairs"),
+        "{err}"
+    );
+    assert!(err.contains("The largest --max that fits is"), "{err}");
+    assert!(stdout(&o).is_empty());
+}
+
+#[test]
+fn fourteen_presses_of_five_buttons_are_searched_through_distinct_states() {
+    // 5^14 = 6·10⁹ sequences; the search meets far fewer distinct states.
+    let o = puzzlebook(&[
+        "solve",
+        "calculator",
+        "--start",
+        "0",
+        "--goal",
+        "99999",
+        "--moves",
+        "14",
+        "--buttons",
+        "+1,x2,-3,4,Reverse",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).ends_with("→ 99999\n"), "{}", stdout(&o));
+}
+
+#[test]
+fn more_presses_than_the_limit_are_refused() {
+    let o = puzzlebook(&[
+        "solve",
+        "calculator",
+        "--goal",
+        "5",
+        "--moves",
+        "21",
+        "--buttons",
+        "+1",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("Pass --moves 20 or fewer"),
+        "{}",
+        stderr(&o)
+    );
+}

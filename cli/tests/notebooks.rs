@@ -351,6 +351,85 @@ fn a_killed_run_leaves_every_file_whole() {
 }
 
 #[test]
+fn a_cell_past_the_timeout_is_stopped_and_nothing_is_written() {
+    let _g = lock();
+    let f = Fixture::new(&["forever.ipynb"]);
+    let nb_before = f.read(&f.notebook("forever.ipynb"));
+    let o = run(&mut f.cmd(&["report", "--cell-timeout", "5"]));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("notebooks/forever.ipynb, cell 2 (code cell 1, \"forever\") was still running after 5 s, the cell timeout"),
+        "{err}"
+    );
+    assert!(err.contains("--cell-timeout"), "{err}");
+    assert!(f.root().join("notebooks/started").exists(), "the cell ran");
+    assert_eq!(f.read(&f.notebook("forever.ipynb")), nb_before);
+    assert!(!f.report("forever.ipynb").exists());
+    assert!(f.leftovers().is_empty(), "{:?}", f.leftovers());
+}
+
+#[test]
+fn ctrl_c_stops_a_run_and_writes_nothing() {
+    use std::os::unix::process::CommandExt;
+    let _g = lock();
+    let f = Fixture::new(&["slow.ipynb"]);
+    std::fs::create_dir_all(f.root().join("reports")).unwrap();
+    std::fs::write(f.report("slow.ipynb"), "the old report\n").unwrap();
+    let nb_before = f.read(&f.notebook("slow.ipynb"));
+    let child = f
+        .cmd(&["report"])
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(&f.root().join("notebooks/started"));
+    // What a terminal does on Ctrl-C: SIGINT to the whole foreground group.
+    let pgid = child.id().to_string();
+    let sent = Command::new("kill")
+        .args(["-s", "INT", "--", &format!("-{pgid}")])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(err.contains("no report or notebook was changed"), "{err}");
+    assert_eq!(f.read(&f.notebook("slow.ipynb")), nb_before);
+    assert_eq!(f.read(&f.report("slow.ipynb")), "the old report\n");
+    assert!(f.leftovers().is_empty(), "{:?}", f.leftovers());
+}
+
+#[test]
+fn a_z3_value_left_for_a_later_cell_is_named_and_so_is_the_crash() {
+    let _g = lock();
+    let f = Fixture::new(&["z3-across-cells.ipynb"]);
+    let o = run(f
+        .cmd(&["run", "notebooks/z3-across-cells.ipynb"])
+        .current_dir(f.root()));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    // Said at once, after the cell that made it ...
+    let warning =
+        "warning: notebooks/z3-across-cells.ipynb, code cell 2: `x` holds a Z3 value (of type `Int`)";
+    let at = err.find(warning).unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        err[at..].contains(
+            "Z3 values cannot be used in a later cell, because each cell has its own Z3 context"
+        ),
+        "{err}"
+    );
+    // ... and repeated when the later cell dies of it.
+    let failed = err
+        .find("cell 4 (code cell 3, \"use\") failed")
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(err[failed..].contains("SIGSEGV"), "{err}");
+    assert!(err[failed..].contains("`x` holds a Z3 value"), "{err}");
+}
+
+#[test]
 fn a_second_run_at_once_is_refused_clearly() {
     let _g = lock();
     let f = Fixture::new(&["slow.ipynb", "small-b.ipynb"]);

@@ -22,6 +22,8 @@ pub struct CheckArgs {
 
 /// Checks; exit code 1 on any difference.
 pub fn execute(a: CheckArgs) -> anyhow::Result<Exit> {
+    // Ctrl-C stops the run between steps, with nothing half-written.
+    puzzlebook_cli::engine::catch_interrupts();
     let mode = Mode::Check { execute: a.execute };
     Ok(project::report(&a.project.project(), &a.notebooks, mode)?.into())
 }

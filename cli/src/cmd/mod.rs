@@ -13,7 +13,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use puzzlebook_cli::pipeline::project::{Project, Verdict};
+use puzzlebook_cli::engine;
+use puzzlebook_cli::pipeline::execute::ExecError;
+use puzzlebook_cli::pipeline::project::{Project, RunnerError, Verdict};
 
 /// How a command that did not fail ended; the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +29,9 @@ pub enum Exit {
 
 /// The exit code of an error: bad input, a failing cell, a crash of a stage.
 pub const EXIT_ERROR: u8 = 2;
+
+/// The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 impl From<Verdict> for Exit {
     fn from(v: Verdict) -> Exit {
@@ -43,7 +48,17 @@ impl From<Verdict> for Exit {
 /// repeats it; a cause whose text is already printed is not printed again.
 pub fn fail(e: &anyhow::Error) -> ExitCode {
     eprintln!("error: {}", error_text(e));
-    ExitCode::from(EXIT_ERROR)
+    let interrupted = e.chain().any(|c| {
+        matches!(
+            c.downcast_ref(),
+            Some(RunnerError::Interrupted | RunnerError::Exec(ExecError::Interrupted { .. }))
+        )
+    });
+    ExitCode::from(if interrupted {
+        EXIT_INTERRUPTED
+    } else {
+        EXIT_ERROR
+    })
 }
 
 fn error_text(e: &anyhow::Error) -> String {
@@ -70,6 +85,10 @@ pub struct ProjectArgs {
     /// Where reports go (default: ROOT/reports).
     #[arg(long)]
     pub reports: Option<PathBuf>,
+    /// Stop a cell still running after this many seconds (its evcxr process is
+    /// killed, nothing is written, exit code 2).
+    #[arg(long, env = "PUZZLEBOOK_CELL_TIMEOUT", value_name = "SECONDS", default_value_t = engine::DEFAULT_CELL_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    pub cell_timeout: u64,
 }
 
 impl ProjectArgs {
@@ -79,6 +98,7 @@ impl ProjectArgs {
         if let Some(r) = &self.reports {
             p.reports = r.clone();
         }
+        p.cell_timeout = std::time::Duration::from_secs(self.cell_timeout);
         p
     }
 }

@@ -25,6 +25,8 @@ pub struct ReportArgs {
 
 /// Reports, or checks when `CI` is set and `--update` is not given.
 pub fn execute(a: ReportArgs) -> anyhow::Result<Exit> {
+    // Ctrl-C stops the run between steps, with nothing half-written.
+    puzzlebook_cli::engine::catch_interrupts();
     let ci = std::env::var("CI").ok();
     let mode = Mode::for_report(a.force, a.update, ci.as_deref());
     if matches!(mode, Mode::Check { .. }) {

@@ -19,6 +19,8 @@ pub struct RunArgs {
 
 /// Runs the notebook; writes nothing.
 pub fn execute(a: RunArgs) -> anyhow::Result<Exit> {
+    // Ctrl-C stops the run between steps, with nothing half-written.
+    puzzlebook_cli::engine::catch_interrupts();
     let v = project::run(&a.project.project(), &a.notebook)
         .with_context(|| format!("running {}", a.notebook.display()))?;
     Ok(v.into())

@@ -24,6 +24,28 @@ pub enum ExecError {
         /// The compiler's or the runtime's message, without ANSI codes.
         message: String,
     },
+    /// A cell ran past the cell timeout; its evcxr process was killed.
+    #[error("{notebook}, cell {cell} ({label}) was still running after {seconds} s, the cell timeout, so it was stopped and its evcxr process killed.\nMake the cell faster, or give it more time with --cell-timeout SECONDS; no report or notebook was changed.")]
+    Timeout {
+        /// The notebook.
+        notebook: String,
+        /// The cell's 1-based position among all cells.
+        cell: usize,
+        /// `code cell N` and the result name, if any.
+        label: String,
+        /// The timeout.
+        seconds: u64,
+    },
+    /// The run was interrupted (Ctrl-C).
+    #[error("interrupted in {notebook}, cell {cell} ({label}); no report or notebook was changed")]
+    Interrupted {
+        /// The notebook.
+        notebook: String,
+        /// The cell's 1-based position among all cells.
+        cell: usize,
+        /// `code cell N` and the result name, if any.
+        label: String,
+    },
     /// evcxr could not start.
     #[error("could not start the evcxr engine for {notebook}: {message}")]
     Engine {
@@ -46,6 +68,13 @@ pub enum Progress<'a> {
         index: usize,
         /// The result name or `cell-N`.
         name: &'a str,
+    },
+    /// After cell `index`, these variables hold Z3 values: `(name, type)`.
+    Z3Values {
+        /// 1-based among code cells.
+        index: usize,
+        /// The variables and their types as evcxr knows them.
+        vars: &'a [(String, String)],
     },
     /// A cell finished with these outputs.
     Done {
@@ -115,7 +144,9 @@ impl StdoutCollector {
 
 /// Runs every code cell of `nb` in order in a fresh evcxr context whose working
 /// directory is `dir`; returns each code cell's outputs. The first failing cell
-/// stops the run with an error naming `label` (the notebook) and the cell.
+/// stops the run with an error naming `label` (the notebook) and the cell; so
+/// does a cell still running after `cell_timeout` (its evcxr process is killed),
+/// and an interrupt ([`crate::engine::interrupted`]).
 ///
 /// The caller must hold the [`crate::engine::BuildDirLock`] for `build_dir`.
 pub fn execute(
@@ -123,6 +154,7 @@ pub fn execute(
     label: &str,
     dir: &Path,
     build_dir: &Path,
+    cell_timeout: Duration,
     mut progress: impl FnMut(Progress<'_>),
 ) -> Result<Vec<Vec<Output>>, ExecError> {
     let engine = |message: String| ExecError::Engine {
@@ -140,7 +172,7 @@ pub fn execute(
     std::env::set_current_dir(dir).map_err(|e| engine(format!("{}: {e}", dir.display())))?;
     // The cells run with the notebook's folder as the working directory: evcxr
     // resolves `:dep` paths against it, and the child process inherits it.
-    let result = run_in_dir(nb, label, &mut progress);
+    let result = run_in_dir(nb, label, cell_timeout, &mut progress);
     let _ = std::env::set_current_dir(&previous_dir);
     result
 }
@@ -173,19 +205,140 @@ impl Engine {
         })
     }
 
-    /// Runs one cell: its outputs, or the compiler's or runtime's message.
-    fn run(&mut self, source: &str) -> Result<Vec<Output>, String> {
+    /// Runs one cell: its outputs, or why it failed. A watchdog kills the
+    /// evcxr process if the cell is still running after `timeout`.
+    fn run(&mut self, source: &str, timeout: Duration) -> Result<Vec<Output>, CellFailure> {
+        let child = self.ctx.process_handle();
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let watchdog = std::thread::spawn(move || {
+            let timed_out = matches!(
+                finished.recv_timeout(timeout),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+            );
+            if timed_out {
+                let mut child = child.lock().unwrap_or_else(|e| e.into_inner());
+                let _ = child.kill();
+            }
+            timed_out
+        });
         let result = self.ctx.execute(source);
+        let _ = done.send(());
+        let timed_out = watchdog.join().unwrap_or(false);
         let stdout: Vec<String> = self.stdout.take();
         // Give the stderr reader thread a moment to deliver a panic message.
         std::thread::sleep(Duration::from_millis(20));
         let stderr: Vec<String> = self.stderr.try_iter().collect();
-        let evaluated = result.map_err(|e| failure_message(e, &stderr))?;
+        if crate::engine::interrupted() {
+            return Err(CellFailure::Interrupted);
+        }
+        if timed_out {
+            return Err(CellFailure::Timeout);
+        }
+        let evaluated = result.map_err(|e| CellFailure::Failed(failure_message(e, &stderr)))?;
         if let Some(p) = stderr.iter().position(|l| l.contains("panicked at")) {
-            return Err(stderr[p..].join("\n"));
+            return Err(CellFailure::Failed(stderr[p..].join("\n")));
         }
         Ok(outputs(stdout, stderr, evaluated))
     }
+
+    /// The variables that hold a value of a `z3` type, with their types, given
+    /// the sources of the cells run so far.
+    fn z3_variables(&self, sources: &[&str]) -> Vec<(String, String)> {
+        let names = z3_names(sources);
+        let mut vars: Vec<(String, String)> = self
+            .ctx
+            .variables_and_types()
+            .filter(|(_, ty)| holds_z3(ty, &names))
+            .map(|(n, ty)| (n.to_string(), ty.to_string()))
+            .collect();
+        vars.sort();
+        vars
+    }
+}
+
+/// Why a cell did not finish.
+enum CellFailure {
+    /// It failed to compile, panicked or crashed: the message.
+    Failed(String),
+    /// It ran past the timeout.
+    Timeout,
+    /// The run was interrupted.
+    Interrupted,
+}
+
+/// The names the cells so far bring into scope from the `z3` crate, read from
+/// their `use` items: `use puzzlebook::z3::ast::{Int, Real};` gives `Int` and
+/// `Real`; a glob such as `use puzzlebook::z3::ast::*;` gives the crate's
+/// usual type names from that module.
+///
+/// evcxr names a variable's type as the cell wrote it (`Int`, not
+/// `z3::ast::Int`), so this is what tells which names are Z3's.
+fn z3_names(sources: &[&str]) -> Vec<String> {
+    const AST: [&str; 10] = [
+        "Int", "Real", "Bool", "BV", "Float", "Array", "Set", "Seq", "Dynamic", "Datatype",
+    ];
+    const TOP: [&str; 7] = [
+        "Solver", "Optimize", "Model", "FuncDecl", "Sort", "Params", "Context",
+    ];
+    let mut names = Vec::new();
+    for source in sources {
+        for stmt in source.split(';') {
+            let code: Vec<&str> = stmt
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect();
+            let code = code.join(" ");
+            let Some(path) = code.trim().strip_prefix("use ") else {
+                continue;
+            };
+            let Some(at) = path.find("z3::").map(|i| i + "z3::".len()) else {
+                continue;
+            };
+            let rest = path[at..].trim();
+            // `ast::{Int, Real}` or `ast::Int` or `ast::*`: the module, then the items.
+            let (module, items) = match rest.find('{') {
+                Some(i) => (&rest[..i], rest[i + 1..].trim_end_matches('}')),
+                None => match rest.rfind("::") {
+                    Some(i) => (&rest[..i], &rest[i + 2..]),
+                    None => ("", rest),
+                },
+            };
+            for item in items.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+                if item == "*" {
+                    let all: &[&str] = if module.contains("ast") { &AST } else { &TOP };
+                    names.extend(all.iter().map(|n| n.to_string()));
+                } else {
+                    // `Int as Z3Int` brings in `Z3Int`; `ast::Int` brings in `Int`.
+                    let name = item.split_whitespace().last().unwrap_or(item);
+                    names.push(name.rsplit("::").next().unwrap_or(name).to_string());
+                }
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Whether a type, as evcxr names it, is or contains one of the `z3` crate's:
+/// a path through `z3::`, or one of `z3_names` (`Int`, `Vec<Real>`, …).
+fn holds_z3(ty: &str, z3_names: &[String]) -> bool {
+    ty.contains("z3::")
+        || ty
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .any(|word| z3_names.iter().any(|n| n == word))
+}
+
+/// What to tell a reader about variables that hold Z3 values.
+pub fn z3_hint(vars: &[(String, String)]) -> String {
+    let held: Vec<String> = vars
+        .iter()
+        .map(|(n, ty)| format!("`{n}` holds a Z3 value (of type `{ty}`)"))
+        .collect();
+    format!(
+        "{}. Z3 values cannot be used in a later cell, because each cell has its own Z3 context: build it inside a `fn`, or in the cell that solves.",
+        held.join(", ")
+    )
 }
 
 /// The message of a cell that failed to compile or run.
@@ -241,6 +394,7 @@ fn outputs(stdout: Vec<String>, stderr: Vec<String>, value: evcxr::EvalOutputs) 
 fn run_in_dir(
     nb: &Notebook,
     label: &str,
+    cell_timeout: Duration,
     progress: &mut impl FnMut(Progress<'_>),
 ) -> Result<Vec<Vec<Output>>, ExecError> {
     let mut engine = Engine::start().map_err(|message| ExecError::Engine {
@@ -249,22 +403,57 @@ fn run_in_dir(
     })?;
     let total = nb.code_cells().count();
     let mut all = Vec::with_capacity(total);
+    // Variables that held Z3 values after an earlier cell.
+    let mut z3_vars: Vec<(String, String)> = Vec::new();
+    let mut sources: Vec<&str> = Vec::new();
     for (index, (position, cell)) in nb.code_cells().enumerate() {
         debug_assert_eq!(cell.kind, CellKind::Code);
         let index = index + 1;
         let name = cell.name.clone().unwrap_or_else(|| format!("cell-{index}"));
+        let cell_label = match &cell.name {
+            Some(n) => format!("code cell {index}, {n:?}"),
+            None => format!("code cell {index}"),
+        };
         progress(Progress::Start { index, name: &name });
-        let outputs = engine
-            .run(&cell.source)
-            .map_err(|message| ExecError::Cell {
-                notebook: label.to_string(),
-                cell: position,
-                label: match &cell.name {
-                    Some(n) => format!("code cell {index}, {n:?}"),
-                    None => format!("code cell {index}"),
-                },
-                message: strip_ansi(message.trim_end()),
-            })?;
+        let outputs = match engine.run(&cell.source, cell_timeout) {
+            Ok(outputs) => outputs,
+            Err(CellFailure::Failed(message)) => {
+                let mut message = strip_ansi(message.trim_end());
+                if !z3_vars.is_empty() && crashed(&message) {
+                    message.push_str(&format!(
+                        "\nThe cell crashed after an earlier cell left Z3 values in variables: {}",
+                        z3_hint(&z3_vars)
+                    ));
+                }
+                return Err(ExecError::Cell {
+                    notebook: label.to_string(),
+                    cell: position,
+                    label: cell_label,
+                    message,
+                });
+            }
+            Err(CellFailure::Timeout) => {
+                return Err(ExecError::Timeout {
+                    notebook: label.to_string(),
+                    cell: position,
+                    label: cell_label,
+                    seconds: cell_timeout.as_secs(),
+                })
+            }
+            Err(CellFailure::Interrupted) => {
+                return Err(ExecError::Interrupted {
+                    notebook: label.to_string(),
+                    cell: position,
+                    label: cell_label,
+                })
+            }
+        };
+        sources.push(&cell.source);
+        let held = engine.z3_variables(&sources);
+        if !held.is_empty() && held != z3_vars {
+            progress(Progress::Z3Values { index, vars: &held });
+        }
+        z3_vars = held;
         progress(Progress::Done {
             index,
             outputs: &outputs,
@@ -272,6 +461,14 @@ fn run_in_dir(
         all.push(outputs);
     }
     Ok(all)
+}
+
+/// Whether a cell's failure is the evcxr process dying of a signal such as
+/// SIGSEGV, as it does when a Z3 value from another cell is used.
+fn crashed(message: &str) -> bool {
+    message.contains("SIGSEGV")
+        || message.contains("signal: 11")
+        || message.contains("Segmentation fault")
 }
 
 #[cfg(test)]
@@ -282,5 +479,42 @@ mod tests {
     fn ansi_codes_are_stripped() {
         assert_eq!(strip_ansi("\u{1b}[1;31merror\u{1b}[0m: x"), "error: x");
         assert_eq!(strip_ansi("plain"), "plain");
+    }
+
+    #[test]
+    fn z3_types_are_recognised_and_named_in_the_hint() {
+        let names = z3_names(&[
+            "use puzzlebook::prelude::*;\nuse puzzlebook::z3::ast::{Ast, Bool, Int as I};",
+            "// Z3's solver:\nuse puzzlebook::z3::Solver;\nlet x = 1;",
+            "use puzzlebook::z3::ast::*;",
+        ]);
+        for n in ["Ast", "Bool", "I", "Solver", "Real", "Dynamic"] {
+            assert!(names.contains(&n.to_string()), "{n} in {names:?}");
+        }
+        assert_eq!(
+            z3_names(&["use puzzlebook::z3::ast::Int as Z3Int;"]),
+            ["Z3Int"]
+        );
+        assert_eq!(
+            z3_names(&["use puzzlebook::z3::{ast::Int, Solver};"]),
+            ["Int", "Solver"]
+        );
+        assert!(holds_z3("z3::ast::Int", &[]));
+        assert!(holds_z3("Vec<Real>", &names));
+        assert!(holds_z3("(Solver, Vec<Real>, Vec<I>)", &names));
+        assert!(!holds_z3("DataFrame", &names));
+        assert!(!holds_z3("Vec<i64>", &names));
+        assert!(z3_names(&["use puzzlebook::prelude::*;"]).is_empty());
+        let hint = z3_hint(&[("x".into(), "z3::ast::Int".into())]);
+        assert!(
+            hint.starts_with(
+                "`x` holds a Z3 value (of type `z3::ast::Int`). Z3 values cannot be used in a later cell"
+            ),
+            "{hint}"
+        );
+        assert!(crashed(
+            "Subprocess terminated with status: signal: 11 (SIGSEGV)"
+        ));
+        assert!(!crashed("error[E0308]: mismatched types"));
     }
 }

@@ -36,6 +36,9 @@ pub enum RunnerError {
         /// Why.
         source: std::io::Error,
     },
+    /// Ctrl-C before anything was written for the next notebook.
+    #[error("interrupted; the notebooks and reports not yet written were left as they were")]
+    Interrupted,
     /// No notebooks were found.
     #[error("no notebooks in {0}; pass notebook paths or --root")]
     NoNotebooks(PathBuf),
@@ -51,6 +54,8 @@ pub struct Project {
     pub reports: PathBuf,
     /// The evcxr build folder.
     pub build_dir: PathBuf,
+    /// How long one cell may run.
+    pub cell_timeout: std::time::Duration,
 }
 
 impl Project {
@@ -60,6 +65,7 @@ impl Project {
             root: root.to_path_buf(),
             reports: root.join("reports"),
             build_dir: engine::evcxr_dir(),
+            cell_timeout: engine::DEFAULT_CELL_TIMEOUT,
         }
     }
 
@@ -169,18 +175,31 @@ fn run_cells(
     let total = nb.code_cells().count();
     let pb = bar(&label, total);
     let started = Instant::now();
-    let out = execute::execute(nb, &label, &dir, &lock.dir, |p| match p {
-        Progress::Start { index, name } => {
-            pb.set_position(index as u64 - 1);
-            pb.set_message(name.to_string());
-        }
-        Progress::Done { index, outputs } => {
-            pb.set_position(index as u64);
-            if echo {
-                pb.suspend(|| print!("{}", echo_text(outputs)));
+    let out = execute::execute(
+        nb,
+        &label,
+        &dir,
+        &lock.dir,
+        project.cell_timeout,
+        |p| match p {
+            Progress::Start { index, name } => {
+                pb.set_position(index as u64 - 1);
+                pb.set_message(name.to_string());
             }
-        }
-    });
+            Progress::Z3Values { index, vars } => pb.suspend(|| {
+                eprintln!(
+                    "warning: {label}, code cell {index}: {}",
+                    execute::z3_hint(vars)
+                )
+            }),
+            Progress::Done { index, outputs } => {
+                pb.set_position(index as u64);
+                if echo {
+                    pb.suspend(|| print!("{}", echo_text(outputs)));
+                }
+            }
+        },
+    );
     pb.finish_and_clear();
     let outputs = out?;
     eprintln!(
@@ -327,6 +346,9 @@ impl Session<'_> {
 
     /// Brings one notebook and its report up to date, writing atomically.
     fn update_one(&mut self, l: &Loaded, force: bool) -> Result<Verdict, RunnerError> {
+        if engine::interrupted() {
+            return Err(RunnerError::Interrupted);
+        }
         let label = self.project.label(&l.path);
         let report_label = self.project.label(&l.report_path);
         let stale = stages::staleness(&l.nb, l.report.as_deref(), &self.fingerprint, &label);
@@ -338,6 +360,9 @@ impl Session<'_> {
         };
         let new_report = report::render(&fresh, &label);
         let new_nb = fresh.to_json();
+        if engine::interrupted() {
+            return Err(RunnerError::Interrupted);
+        }
         let mut wrote = Vec::new();
         if needs_run && l.nb.to_json() != new_nb {
             io::write_atomic(&l.path, &new_nb)?;

@@ -1,0 +1,181 @@
+//! The notebook reader against mutated `.ipynb` files: it never panics, and
+//! `check` on a mutated notebook never writes a file. Bounded in cases and in
+//! time; the mutations come from a fixed seed, so a failure reproduces.
+
+mod common;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::{puzzlebook, root_dir, text};
+use puzzlebook_cli::pipeline::notebook::Notebook;
+use puzzlebook_cli::pipeline::report;
+
+/// xorshift64*: small, deterministic, good enough to pick mutations.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Characters that matter to JSON and to nbformat.
+const PIECES: [&str; 16] = [
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\"",
+    "\\",
+    "null",
+    "0",
+    "-1",
+    "\"code\"",
+    "\"cells\"",
+    "\"source\"",
+    "\u{0}",
+    "é",
+];
+
+/// One to four random edits of `text`: delete, insert, duplicate or swap a span.
+fn mutate(text: &str, rng: &mut Rng) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    for _ in 0..=rng.below(4) {
+        let at = rng.below(chars.len());
+        match rng.below(4) {
+            0 => {
+                let end = (at + 1 + rng.below(40)).min(chars.len());
+                chars.drain(at..end);
+            }
+            1 => {
+                let piece = PIECES[rng.below(PIECES.len())];
+                chars.splice(at..at, piece.chars());
+            }
+            2 => {
+                let end = (at + 1 + rng.below(200)).min(chars.len());
+                let span: Vec<char> = chars[at..end].to_vec();
+                let to = rng.below(chars.len());
+                chars.splice(to..to, span);
+            }
+            _ => {
+                let other = rng.below(chars.len());
+                if at < chars.len() && other < chars.len() {
+                    chars.swap(at, other);
+                }
+            }
+        }
+    }
+    chars.into_iter().collect()
+}
+
+fn seeds() -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in [
+        root_dir().join("notebooks"),
+        root_dir().join("cli/tests/fixtures/notebooks"),
+    ] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "ipynb") {
+                out.push(std::fs::read_to_string(p).unwrap());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn mutated_notebooks_never_panic_the_reader() {
+    let seeds = seeds();
+    let mut rng = Rng(0x5EED_1234_ABCD_0001);
+    let started = Instant::now();
+    let (mut cases, mut parsed) = (0, 0);
+    while cases < 5000 && started.elapsed() < Duration::from_secs(20) {
+        let text = mutate(&seeds[rng.below(seeds.len())], &mut rng);
+        let outcome = catch_unwind(AssertUnwindSafe(|| match Notebook::parse(&text) {
+            Ok(nb) => {
+                // A notebook the reader accepts also renders and saves.
+                let _ = report::render(&nb, "fuzz.ipynb");
+                let again = Notebook::parse(&nb.to_json()).expect("its own output parses");
+                assert_eq!(again.to_json(), nb.to_json(), "saving is stable");
+                true
+            }
+            Err(e) => {
+                assert!(!e.to_string().is_empty());
+                false
+            }
+        }));
+        match outcome {
+            Ok(ok) => parsed += usize::from(ok),
+            Err(_) => panic!("the reader panicked on case {cases}:\n{text}"),
+        }
+        cases += 1;
+    }
+    assert!(cases >= 200, "only {cases} cases ran");
+    // The mutations must not all break the JSON, or nothing past it is tested.
+    assert!(parsed > 0, "no mutated notebook parsed in {cases} cases");
+}
+
+/// Every file under `dir` with its contents.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.display().to_string(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn check_on_mutated_notebooks_never_writes_and_never_crashes() {
+    let seeds = seeds();
+    let mut rng = Rng(0x5EED_1234_ABCD_0002);
+    let d = tempfile::tempdir().unwrap();
+    for f in ["Cargo.toml", "Cargo.lock"] {
+        std::fs::copy(root_dir().join(f), d.path().join(f)).unwrap();
+    }
+    std::fs::create_dir_all(d.path().join("src")).unwrap();
+    std::fs::write(d.path().join("src/lib.rs"), "").unwrap();
+    std::fs::create_dir_all(d.path().join("notebooks")).unwrap();
+    std::fs::create_dir_all(d.path().join("reports")).unwrap();
+    for case in 0..12 {
+        let mutated = mutate(&seeds[rng.below(seeds.len())], &mut rng);
+        std::fs::write(d.path().join("notebooks/n.ipynb"), &mutated).unwrap();
+        let before = snapshot(d.path());
+        let o = puzzlebook(&["check", "--root"])
+            .arg(d.path())
+            .output()
+            .unwrap();
+        let code = o.status.code();
+        assert!(
+            matches!(code, Some(0..=2)),
+            "case {case}: exit {code:?}, a crash:\n{}\n{mutated}",
+            text(&o.stderr)
+        );
+        assert_eq!(
+            snapshot(d.path()),
+            before,
+            "case {case}: check wrote a file"
+        );
+    }
+}
