@@ -321,33 +321,41 @@ fn an_edit_marks_exactly_the_affected_reports_stale() {
     );
 }
 
-#[test]
-fn a_killed_run_leaves_every_file_whole() {
+/// Runs `report` on the slow fixture, whose report and notebook are set up
+/// first; once its slow cell has started, sends `signal` to the run's whole
+/// process group (as a terminal does on Ctrl-C), and returns how it ended,
+/// checking that nothing was written.
+fn signal_a_slow_report(signal: &str) -> Output {
     use std::os::unix::process::CommandExt;
-    let _g = lock();
     let f = Fixture::new(&["slow.ipynb"]);
     std::fs::create_dir_all(f.root().join("reports")).unwrap();
     std::fs::write(f.report("slow.ipynb"), "the old report\n").unwrap();
     let nb_before = f.read(&f.notebook("slow.ipynb"));
-    let mut child = f
+    let child = f
         .cmd(&["report"])
         .process_group(0)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the slow cell is running, then kill the run and evcxr with it.
     wait_for(&f.root().join("notebooks/started"));
     let pgid = child.id().to_string();
-    let killed = Command::new("kill")
-        .args(["-s", "KILL", "--", &format!("-{pgid}")])
+    let sent = Command::new("kill")
+        .args(["-s", signal, "--", &format!("-{pgid}")])
         .status()
         .unwrap();
-    assert!(killed.success(), "kill the process group {pgid}");
-    child.wait().unwrap();
+    assert!(sent.success(), "kill -s {signal} the process group {pgid}");
+    let o = child.wait_with_output().unwrap();
     assert_eq!(f.read(&f.notebook("slow.ipynb")), nb_before);
     assert_eq!(f.read(&f.report("slow.ipynb")), "the old report\n");
     assert!(f.leftovers().is_empty(), "{:?}", f.leftovers());
+    o
+}
+
+#[test]
+fn a_killed_run_leaves_every_file_whole() {
+    let _g = lock();
+    signal_a_slow_report("KILL");
 }
 
 #[test]
@@ -371,35 +379,12 @@ fn a_cell_past_the_timeout_is_stopped_and_nothing_is_written() {
 
 #[test]
 fn ctrl_c_stops_a_run_and_writes_nothing() {
-    use std::os::unix::process::CommandExt;
     let _g = lock();
-    let f = Fixture::new(&["slow.ipynb"]);
-    std::fs::create_dir_all(f.root().join("reports")).unwrap();
-    std::fs::write(f.report("slow.ipynb"), "the old report\n").unwrap();
-    let nb_before = f.read(&f.notebook("slow.ipynb"));
-    let child = f
-        .cmd(&["report"])
-        .process_group(0)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for(&f.root().join("notebooks/started"));
-    // What a terminal does on Ctrl-C: SIGINT to the whole foreground group.
-    let pgid = child.id().to_string();
-    let sent = Command::new("kill")
-        .args(["-s", "INT", "--", &format!("-{pgid}")])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let o = child.wait_with_output().unwrap();
+    let o = signal_a_slow_report("INT");
     assert_eq!(o.status.code(), Some(130), "{}", text(&o.stderr));
     let err = text(&o.stderr);
     assert!(err.contains("interrupted"), "{err}");
     assert!(err.contains("no report or notebook was changed"), "{err}");
-    assert_eq!(f.read(&f.notebook("slow.ipynb")), nb_before);
-    assert_eq!(f.read(&f.report("slow.ipynb")), "the old report\n");
-    assert!(f.leftovers().is_empty(), "{:?}", f.leftovers());
 }
 
 #[test]

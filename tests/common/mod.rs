@@ -24,14 +24,20 @@ pub fn assert_golden(rel: &str, actual: &str) {
         std::fs::write(&path, actual).unwrap();
         return;
     }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read golden file {}: {e}", path.display()));
+    assert_file_is(&path, rel, "its golden file", actual);
+}
+
+/// Fails with a unified diff unless the file at `path` (shown as `rel`, and
+/// named `what` in the message) holds exactly `actual`.
+fn assert_file_is(path: &Path, rel: &str, what: &str, actual: &str) {
+    let expected = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     if expected != actual {
         let diff = similar::TextDiff::from_lines(expected.as_str(), actual)
             .unified_diff()
-            .header(&format!("{rel} (golden)"), &format!("{rel} (actual)"))
+            .header(&format!("{rel} ({what})"), &format!("{rel} (ours)"))
             .to_string();
-        panic!("{rel} differs from its golden file:\n{diff}");
+        panic!("{rel} differs from {what}:\n{diff}");
     }
 }
 
@@ -44,14 +50,5 @@ pub fn writeups_dir() -> PathBuf {
 /// Compares `actual` with the write-up's result `tests/writeups/<rel>` byte for
 /// byte, failing with a unified diff. `PUZZLEBOOK_BLESS` does not apply.
 pub fn assert_writeup(rel: &str, actual: &str) {
-    let path = writeups_dir().join(rel);
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    if expected != actual {
-        let diff = similar::TextDiff::from_lines(expected.as_str(), actual)
-            .unified_diff()
-            .header(&format!("{rel} (the write-up)"), &format!("{rel} (ours)"))
-            .to_string();
-        panic!("{rel} differs from the write-up:\n{diff}");
-    }
+    assert_file_is(&writeups_dir().join(rel), rel, "the write-up", actual);
 }
