@@ -165,7 +165,14 @@ fn a_frame_made_in_one_cell_is_pruned_in_the_next() {
         text(&o.stdout),
         "notebooks/frames-across-cells.ipynb: fresh\n"
     );
-    assert!(!text(&o.stderr).contains("executed"), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(!err.contains(": executed "), "nothing ran: {err}");
+    // What it did and where, for a person.
+    assert!(
+        err.contains("1 notebook: 0 executed, 1 fresh (their hashes matched, so they did not run). The reports are in reports/."),
+        "{err}"
+    );
+    assert!(err.contains("puzzlebook report --force"), "{err}");
     assert_eq!(f.read(&f.notebook("frames-across-cells.ipynb")), before);
     let o = run(&mut f.cmd(&["check"]));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
@@ -292,7 +299,8 @@ fn an_edit_marks_exactly_the_affected_reports_stale() {
     // report re-renders it without executing anything.
     let o = run(&mut f.cmd(&["report"]));
     assert!(o.status.success());
-    assert!(!text(&o.stderr).contains("executed"), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(!err.contains(": executed "), "nothing ran: {err}");
     assert!(f
         .read(&f.report("small-a.ipynb"))
         .contains("Other /narrative/."));

@@ -263,6 +263,9 @@ struct Session<'a> {
     project: &'a Project,
     fingerprint: String,
     lock: Option<BuildDirLock>,
+    /// Notebooks executed and notebooks found fresh, for the summary.
+    executed: usize,
+    fresh: usize,
 }
 
 /// `puzzlebook report` / `puzzlebook check`, by mode.
@@ -272,6 +275,8 @@ pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdic
         project,
         fingerprint: project.fingerprint()?,
         lock: None,
+        executed: 0,
+        fresh: 0,
     };
     // Load everything first: a malformed notebook stops the run before any work.
     let loaded = paths
@@ -295,6 +300,9 @@ pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdic
         if v == Verdict::Differences {
             verdict = v;
         }
+    }
+    if matches!(mode, Mode::Update { .. }) {
+        eprintln!("{}", session.summary());
     }
     Ok(verdict)
 }
@@ -358,6 +366,11 @@ impl Session<'_> {
         } else {
             l.nb.clone()
         };
+        if needs_run {
+            self.executed += 1;
+        } else {
+            self.fresh += 1;
+        }
         let new_report = report::render(&fresh, &label);
         let new_nb = fresh.to_json();
         if engine::interrupted() {
@@ -378,6 +391,25 @@ impl Session<'_> {
             println!("{label}: wrote {}", wrote.join(", "));
         }
         Ok(Verdict::Ok)
+    }
+
+    /// What `report` did and where, for a person: how many notebooks ran, where
+    /// the reports are, and how to run them all again.
+    fn summary(&self) -> String {
+        let reports = self.project.label(&self.project.reports);
+        format!(
+            "{} notebook{}: {} executed, {} fresh (their hashes matched, so they did not run). \
+             The reports are in {reports}/.\n\
+             To execute every notebook again: puzzlebook report --force",
+            self.executed + self.fresh,
+            if self.executed + self.fresh == 1 {
+                ""
+            } else {
+                "s"
+            },
+            self.executed,
+            self.fresh,
+        )
     }
 
     /// Executes `nb` (taking the build-folder lock on first use) and returns it
