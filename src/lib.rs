@@ -15,6 +15,7 @@
 //! Polars frames are rebuilt on entry for the same reason (see [`sum_product`]).
 
 pub mod calculator;
+pub mod figure;
 pub mod prelude;
 pub mod rich;
 pub mod srat;

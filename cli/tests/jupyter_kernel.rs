@@ -12,42 +12,16 @@
 
 mod common;
 
-use common::{cli_dir, puzzlebook, root_dir, text};
+use common::{cli_dir, ok, puzzlebook, python, root_dir, text};
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::{Mutex, OnceLock};
+use std::process::Command;
+use std::sync::Mutex;
 
 use serde_json::Value;
 
 /// Kernels from these tests share the kernel build folders; take turns.
 static KERNEL: Mutex<()> = Mutex::new(());
-
-fn ok(o: Output, what: &str) -> String {
-    assert!(
-        o.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        o.status,
-        text(&o.stdout),
-        text(&o.stderr)
-    );
-    text(&o.stdout)
-}
-
-/// The Python that has nbclient: cli/tests/kernel/setup-venv makes it once.
-fn python() -> &'static Path {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let out = Command::new(cli_dir().join("tests/kernel/setup-venv"))
-            .output()
-            .expect("cli/tests/kernel/setup-venv runs");
-        let stdout = ok(
-            out,
-            "cli/tests/kernel/setup-venv (python3 -m venv, pip install)",
-        );
-        PathBuf::from(stdout.trim())
-    })
-}
 
 /// A throwaway Jupyter world: our kernel installed under `prefix`, Jupyter's
 /// search path pointing there, and a user's plain evcxr `rust` kernel both in

@@ -329,6 +329,69 @@ fn an_edit_marks_exactly_the_affected_reports_stale() {
     );
 }
 
+#[test]
+fn check_catches_a_stale_page_or_figure_and_report_restores_it() {
+    let _g = lock();
+    let f = Fixture::new(&["figure.ipynb"]);
+    let reports = f.root().join("reports");
+    let page = reports.join("figure.html");
+    let svg = reports.join("figures/figure/bars.svg");
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // The figure is a file the org report links, and inline in the page.
+    let org = f.read(&f.report("figure.ipynb"));
+    assert!(org.contains("#+RESULTS["), "{org}");
+    assert!(
+        org.contains("]: bars\n[[file:figures/figure/bars.svg]]\n"),
+        "{org}"
+    );
+    let drawn = f.read(&svg);
+    assert!(drawn.starts_with("<svg"), "{drawn}");
+    assert!(
+        f.read(&page).contains(drawn.trim_end()),
+        "the page inlines the figure"
+    );
+    assert!(f
+        .read(&reports.join("index.html"))
+        .contains("<a href=\"figure.html\">A figure</a>"));
+    let check = |f: &Fixture| {
+        let o = run(&mut f.cmd(&["check"]));
+        (o.status.code(), text(&o.stdout))
+    };
+    assert_eq!(check(&f).0, Some(0), "{}", check(&f).1);
+
+    // An edited page, a deleted figure, a figure no cell draws any more, a
+    // deleted table of contents: each is named, and check exits 1.
+    std::fs::write(&page, f.read(&page) + "<!-- edited -->").unwrap();
+    std::fs::remove_file(&svg).unwrap();
+    let old = reports.join("figures/figure/gone.svg");
+    std::fs::write(&old, "<svg/>").unwrap();
+    std::fs::remove_file(reports.join("index.html")).unwrap();
+    let (code, out) = check(&f);
+    assert_eq!(code, Some(1), "{out}");
+    for line in [
+        "reports/figure.html: out of date with notebooks/figure.ipynb",
+        "reports/figures/figure/bars.svg: missing, rendered from notebooks/figure.ipynb",
+        "reports/figures/figure/gone.svg: left over, no longer rendered from notebooks/figure.ipynb",
+        "reports/index.html: out of date with the notebooks",
+    ] {
+        assert!(out.contains(line), "{line:?} in:\n{out}");
+    }
+    assert!(!out.contains("stale"), "no cell is stale: {out}");
+
+    // report puts every file back without executing anything.
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("0 executed, 1 fresh"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(f.read(&svg), drawn);
+    assert!(!old.exists(), "the left-over figure is removed");
+    assert_eq!(check(&f).0, Some(0), "{}", check(&f).1);
+}
+
 /// Runs `report` on the slow fixture, whose report and notebook are set up
 /// first; once its slow cell has started, sends `signal` to the run's whole
 /// process group (as a terminal does on Ctrl-C), and returns how it ended,
@@ -451,18 +514,23 @@ fn check_execute_finds_an_output_that_no_longer_comes_out() {
     let f = Fixture::new(&["small-b.ipynb"]);
     let o = run(&mut f.cmd(&["report"]));
     assert!(o.status.success(), "{}", text(&o.stderr));
-    // Tamper with the committed result in both files, consistently: the hashes
-    // and the rendering still agree, so only executing can tell.
+    // Tamper with the committed result in the notebook, its report and its
+    // page, consistently: the hashes and the renderings still agree, so only
+    // executing can tell.
     let nb = f.notebook("small-b.ipynb");
     let report = f.report("small-b.ipynb");
+    let page = report.with_extension("html");
     let nb_text = f.read(&nb);
     assert!(nb_text.contains("\"42\""), "{nb_text}");
     std::fs::write(&nb, nb_text.replace("\"42\"", "\"43\"")).unwrap();
     std::fs::write(&report, f.read(&report).replace(": 42\n", ": 43\n")).unwrap();
+    let page_text = f.read(&page);
+    assert!(page_text.contains(">42</pre>"), "{page_text}");
+    std::fs::write(&page, page_text.replace(">42</pre>", ">43</pre>")).unwrap();
     let o = run(&mut f.cmd(&["check"]));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
 
-    let before = (f.read(&nb), f.read(&report));
+    let before = (f.read(&nb), f.read(&report), f.read(&page));
     let o = run(&mut f.cmd(&["check", "--execute"]));
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     let out = text(&o.stdout);
@@ -472,5 +540,10 @@ fn check_execute_finds_an_output_that_no_longer_comes_out() {
         out.contains("notebooks/small-b.ipynb: executed, outputs differ"),
         "{out}"
     );
-    assert_eq!((f.read(&nb), f.read(&report)), before, "check never writes");
+    assert!(out.contains("+<pre class=\"output\">42</pre>"), "{out}");
+    assert_eq!(
+        (f.read(&nb), f.read(&report), f.read(&page)),
+        before,
+        "check never writes"
+    );
 }

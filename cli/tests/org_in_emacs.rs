@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use puzzlebook_cli::pipeline::notebook::{CellKind, Notebook};
-use puzzlebook_cli::pipeline::{io, report};
+use puzzlebook_cli::pipeline::{book, io, report};
 
 fn crate_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
@@ -79,6 +79,18 @@ fn every_committed_report_opens_cleanly_in_org_mode() {
             "{stem}: {tables} tables for {org_results} table results"
         );
         assert!(seen.iter().any(|l| l.starts_with("headline 1 ")), "{stem}");
+        // Each figure is a file link, as org-babel writes file results, to a
+        // file that exists.
+        let links: Vec<&String> = seen
+            .iter()
+            .filter(|l| l.starts_with("file-link "))
+            .collect();
+        let figures: Vec<String> = book::figures(&nb)
+            .into_iter()
+            .map(|(name, _)| format!("file-link {} exists", book::figure_path(&stem, &name)))
+            .collect();
+        assert_eq!(links, figures.iter().collect::<Vec<_>>(), "{stem}");
+        assert!(!figures.is_empty(), "{stem} draws a figure");
     }
 }
 

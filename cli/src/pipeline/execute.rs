@@ -315,15 +315,35 @@ fn z3_names(sources: &[&str]) -> Vec<String> {
             }
         }
     }
+    names.retain(|n| !Z3_PLAIN_DATA.contains(&n.as_str()));
     names.sort();
     names.dedup();
     names
 }
 
+/// Types of the `z3` crate that are plain data, with no Z3 context inside
+/// (a check's answer, kinds of terms): safe to keep across cells.
+const Z3_PLAIN_DATA: [&str; 7] = [
+    "SatResult",
+    "DeclKind",
+    "SortKind",
+    "AstKind",
+    "GoalPrecision",
+    "ParamKind",
+    "Version",
+];
+
 /// Whether a type, as evcxr names it, is or contains one of the `z3` crate's:
 /// a path through `z3::`, or one of `z3_names` (`Int`, `Vec<Real>`, …).
 fn holds_z3(ty: &str, z3_names: &[String]) -> bool {
-    ty.contains("z3::")
+    let z3_path = ty.match_indices("z3::").any(|(i, _)| {
+        let item = ty[i..]
+            .split(|c: char| !c.is_alphanumeric() && c != '_' && c != ':')
+            .next()
+            .unwrap_or_default();
+        !Z3_PLAIN_DATA.contains(&item.rsplit("::").next().unwrap_or_default())
+    });
+    z3_path
         || ty
             .split(|c: char| !c.is_alphanumeric() && c != '_')
             .any(|word| z3_names.iter().any(|n| n == word))
@@ -504,6 +524,12 @@ mod tests {
         assert!(holds_z3("(Solver, Vec<Real>, Vec<I>)", &names));
         assert!(!holds_z3("DataFrame", &names));
         assert!(!holds_z3("Vec<i64>", &names));
+        // A check's answer is plain data, however it is named.
+        let names = z3_names(&["use puzzlebook::z3::{SatResult, Solver};"]);
+        assert_eq!(names, ["Solver"]);
+        assert!(!holds_z3("(SatResult, Option<Vec<[i64; 3]>>)", &names));
+        assert!(!holds_z3("z3::SatResult", &names));
+        assert!(holds_z3("(z3::SatResult, z3::Solver)", &names));
         assert!(z3_names(&["use puzzlebook::prelude::*;"]).is_empty());
         let hint = z3_hint(&[("x".into(), "z3::ast::Int".into())]);
         assert!(

@@ -1,9 +1,11 @@
 //! File I/O at the edges: reading notebooks, atomic writes, finding notebooks.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use super::book;
 use super::notebook::{Notebook, NotebookError};
 
 /// A file that could not be read or written.
@@ -20,6 +22,16 @@ pub enum IoError {
     /// Writing failed; the old file is untouched.
     #[error("cannot write {path} (the old file is untouched): {source}")]
     Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Removing a file left over from an earlier run failed.
+    #[error(
+        "cannot remove {path}, which the notebook no longer renders: {source}; remove it by hand"
+    )]
+    Remove {
         /// The file.
         path: PathBuf,
         /// Why.
@@ -84,6 +96,49 @@ pub fn write_atomic(path: &Path, contents: &str) -> Result<(), IoError> {
     Ok(())
 }
 
+/// The files a chapter has in the reports folder, keyed by path relative to
+/// it: `<stem>.org`, `<stem>.html` and everything in `figures/<stem>/`.
+/// Files that do not exist are left out.
+pub fn read_rendered(reports: &Path, stem: &str) -> Result<BTreeMap<String, String>, IoError> {
+    let mut names = vec![format!("{stem}.org"), format!("{stem}.html")];
+    let figures = book::figure_dir(stem);
+    match std::fs::read_dir(reports.join(&figures)) {
+        Ok(entries) => {
+            for e in entries.flatten() {
+                if e.file_type().is_ok_and(|t| t.is_file()) {
+                    names.push(format!("{figures}/{}", e.file_name().to_string_lossy()));
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => {
+            return Err(IoError::Read {
+                path: reports.join(&figures),
+                source,
+            })
+        }
+    }
+    let mut out = BTreeMap::new();
+    for name in names {
+        if let Some(text) = read_optional(&reports.join(&name))? {
+            out.insert(name, text);
+        }
+    }
+    Ok(out)
+}
+
+/// Removes a file; one that is already gone is fine.
+pub fn remove(path: &Path) -> Result<(), IoError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(IoError::Remove {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
 /// The `.ipynb` files in `dir`, sorted by name.
 pub fn notebooks_in(dir: &Path) -> Result<Vec<PathBuf>, IoError> {
     let entries = std::fs::read_dir(dir).map_err(|source| IoError::Read {
@@ -114,6 +169,17 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn rendered_files_are_read_with_their_figures() {
+        let d = tempfile::tempdir().unwrap();
+        write_atomic(&d.path().join("a.org"), "org").unwrap();
+        write_atomic(&d.path().join("figures/a/g.svg"), "svg").unwrap();
+        write_atomic(&d.path().join("figures/ab/h.svg"), "other chapter").unwrap();
+        let got = read_rendered(d.path(), "a").unwrap();
+        let names: Vec<&str> = got.keys().map(String::as_str).collect();
+        assert_eq!(names, ["a.org", "figures/a/g.svg"]);
     }
 
     #[test]

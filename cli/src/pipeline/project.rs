@@ -2,18 +2,19 @@
 //! notebooks, decide freshness, execute, render and compare, with progress.
 //! They return what happened; the binary maps it to the process exit code.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use thiserror::Error;
 
+use super::book::{self, Book, Chapter};
 use super::execute::{self, ExecError, Progress};
 use super::io::{self, IoError};
 use super::mode::Mode;
 use super::notebook::{Notebook, Output};
-use super::report;
-use super::stages::{self, Staleness};
+use super::stages::{self, FileState, Staleness};
 use crate::engine::{self, BuildDirLock, EngineError};
 
 /// A runner failure (exit code 2): bad input, a failing cell, a busy build folder.
@@ -82,10 +83,43 @@ impl Project {
         Ok(found)
     }
 
-    /// The report file of a notebook: `<reports>/<stem>.org`.
-    pub fn report_path(&self, notebook: &Path) -> PathBuf {
-        let stem = notebook.file_stem().unwrap_or_default();
-        self.reports.join(stem).with_extension("org")
+    /// The book: every notebook in `<root>/notebooks` as a chapter, in order
+    /// (the ones in `loaded` as loaded, the others read for their titles).
+    /// Notebooks given from elsewhere are rendered but not listed.
+    fn book(&self, loaded: &[Loaded]) -> Result<Book, RunnerError> {
+        let dir = self.root.join("notebooks");
+        let paths = if dir.is_dir() {
+            io::notebooks_in(&dir)?
+        } else {
+            Vec::new()
+        };
+        let mut chapters = Vec::new();
+        for p in paths {
+            let label = self.label(&p);
+            let chapter = match loaded.iter().find(|l| l.label == label) {
+                Some(l) => Chapter::of(&l.nb, &label),
+                None => Chapter::of(&io::load_notebook(&p)?, &label),
+            };
+            chapters.push(chapter);
+        }
+        Ok(Book {
+            chapters,
+            root_from_reports: self.root_from_reports(),
+        })
+    }
+
+    /// The checkout as a relative URL from the reports folder: `../` for
+    /// `<root>/reports`. Empty when the reports are outside the checkout (the
+    /// pages' links to notebooks then name them relative to the checkout).
+    fn root_from_reports(&self) -> String {
+        let parent = self.reports.parent().unwrap_or(Path::new("."));
+        let parent = std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+        let reports = parent.join(self.reports.file_name().unwrap_or_default());
+        let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        match reports.strip_prefix(&root) {
+            Ok(rel) => "../".repeat(rel.components().count()),
+            Err(_) => String::new(),
+        }
     }
 
     /// The notebook's path as shown in reports and messages: relative to the
@@ -249,12 +283,14 @@ pub fn run(project: &Project, path: &Path) -> Result<Verdict, RunnerError> {
     Ok(Verdict::Ok)
 }
 
-/// A notebook as loaded, with its report as it is on disk.
+/// A notebook as loaded, with its rendered files as they are on disk.
 struct Loaded {
     path: PathBuf,
+    /// The path as shown.
+    label: String,
     nb: Notebook,
-    report_path: PathBuf,
-    report: Option<String>,
+    /// Its files in the reports folder, by path relative to it.
+    on_disk: BTreeMap<String, String>,
 }
 
 /// What `report` and `check` share while they go through the notebooks: the
@@ -262,6 +298,7 @@ struct Loaded {
 struct Session<'a> {
     project: &'a Project,
     fingerprint: String,
+    book: Book,
     lock: Option<BuildDirLock>,
     /// Notebooks executed and notebooks found fresh, for the summary.
     executed: usize,
@@ -271,26 +308,27 @@ struct Session<'a> {
 /// `puzzlebook report` / `puzzlebook check`, by mode.
 pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdict, RunnerError> {
     let paths = project.notebooks(given)?;
-    let mut session = Session {
-        project,
-        fingerprint: project.fingerprint()?,
-        lock: None,
-        executed: 0,
-        fresh: 0,
-    };
     // Load everything first: a malformed notebook stops the run before any work.
     let loaded = paths
         .iter()
         .map(|p| {
-            let report_path = project.report_path(p);
+            let label = project.label(p);
             Ok(Loaded {
                 path: p.clone(),
                 nb: io::load_notebook(p)?,
-                report: io::read_optional(&report_path)?,
-                report_path,
+                on_disk: io::read_rendered(&project.reports, &book::stem(&label))?,
+                label,
             })
         })
         .collect::<Result<Vec<Loaded>, RunnerError>>()?;
+    let mut session = Session {
+        project,
+        fingerprint: project.fingerprint()?,
+        book: project.book(&loaded)?,
+        lock: None,
+        executed: 0,
+        fresh: 0,
+    };
     let mut verdict = Verdict::Ok;
     for l in &loaded {
         let v = match mode {
@@ -301,6 +339,9 @@ pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdic
             verdict = v;
         }
     }
+    if session.index(mode)? == Verdict::Differences {
+        verdict = Verdict::Differences;
+    }
     if matches!(mode, Mode::Update { .. }) {
         eprintln!("{}", session.summary());
     }
@@ -308,36 +349,38 @@ pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdic
 }
 
 impl Session<'_> {
-    /// Checks one notebook: its hashes and report, and with `execute` its outputs.
+    /// Checks one notebook: its hashes and rendered files, and with `execute`
+    /// its outputs.
     fn check_one(&mut self, l: &Loaded, execute: bool) -> Result<Verdict, RunnerError> {
-        let label = self.project.label(&l.path);
-        let report_label = self.project.label(&l.report_path);
-        let stale = stages::staleness(&l.nb, l.report.as_deref(), &self.fingerprint, &label);
+        let label = &l.label;
+        let stale = stages::staleness(&l.nb, &l.on_disk, &self.fingerprint, label, &self.book);
         let mut verdict = Verdict::Ok;
         if stale.is_empty() {
             println!("{label}: fresh");
         } else {
             verdict = Verdict::Differences;
-            describe(&label, &report_label, &stale);
+            self.describe(label, &stale);
         }
         if !execute {
             return Ok(verdict);
         }
         let fresh = self.execute(&l.path, &l.nb)?;
-        let diffs = [
-            stages::diff(
-                &l.nb.to_json(),
-                &fresh.to_json(),
-                &label,
-                &format!("{label} (executed)"),
-            ),
-            stages::diff(
-                l.report.as_deref().unwrap_or_default(),
-                &report::render(&fresh, &label),
-                &report_label,
-                &format!("{report_label} (executed)"),
-            ),
-        ];
+        let rendered = book::files(&fresh, label, &self.book);
+        let mut diffs = vec![stages::diff(
+            &l.nb.to_json(),
+            &fresh.to_json(),
+            label,
+            &format!("{label} (executed)"),
+        )];
+        for (name, _) in stages::file_changes(&rendered, &l.on_disk) {
+            let shown = self.report_label(&name);
+            diffs.push(stages::diff(
+                l.on_disk.get(&name).map(String::as_str).unwrap_or_default(),
+                rendered.get(&name).map(String::as_str).unwrap_or_default(),
+                &shown,
+                &format!("{shown} (executed)"),
+            ));
+        }
         let mut same = true;
         for d in diffs.into_iter().flatten() {
             same = false;
@@ -352,14 +395,14 @@ impl Session<'_> {
         Ok(verdict)
     }
 
-    /// Brings one notebook and its report up to date, writing atomically.
+    /// Brings one notebook and its rendered files up to date, writing each
+    /// atomically and removing figures it no longer draws.
     fn update_one(&mut self, l: &Loaded, force: bool) -> Result<Verdict, RunnerError> {
         if engine::interrupted() {
             return Err(RunnerError::Interrupted);
         }
-        let label = self.project.label(&l.path);
-        let report_label = self.project.label(&l.report_path);
-        let stale = stages::staleness(&l.nb, l.report.as_deref(), &self.fingerprint, &label);
+        let label = &l.label;
+        let stale = stages::staleness(&l.nb, &l.on_disk, &self.fingerprint, label, &self.book);
         let needs_run = force || stale.iter().any(|s| matches!(s, Staleness::Cells(_)));
         let fresh = if needs_run {
             self.execute(&l.path, &l.nb)?
@@ -371,7 +414,7 @@ impl Session<'_> {
         } else {
             self.fresh += 1;
         }
-        let new_report = report::render(&fresh, &label);
+        let rendered = book::files(&fresh, label, &self.book);
         let new_nb = fresh.to_json();
         if engine::interrupted() {
             return Err(RunnerError::Interrupted);
@@ -381,9 +424,26 @@ impl Session<'_> {
             io::write_atomic(&l.path, &new_nb)?;
             wrote.push(label.clone());
         }
-        if l.report.as_deref() != Some(new_report.as_str()) {
-            io::write_atomic(&l.report_path, &new_report)?;
-            wrote.push(report_label);
+        let mut figures = 0;
+        for (name, state) in stages::file_changes(&rendered, &l.on_disk) {
+            let path = self.project.reports.join(&name);
+            match state {
+                FileState::LeftOver => io::remove(&path)?,
+                FileState::Missing | FileState::Differs => {
+                    io::write_atomic(&path, &rendered[&name])?;
+                    if name.starts_with("figures/") {
+                        figures += 1;
+                    } else {
+                        wrote.push(self.report_label(&name));
+                    }
+                }
+            }
+        }
+        if figures > 0 {
+            wrote.push(format!(
+                "{figures} figure{}",
+                if figures == 1 { "" } else { "s" }
+            ));
         }
         if wrote.is_empty() {
             println!("{label}: fresh");
@@ -391,6 +451,59 @@ impl Session<'_> {
             println!("{label}: wrote {}", wrote.join(", "));
         }
         Ok(Verdict::Ok)
+    }
+
+    /// Writes (update) or checks (check) the table of contents.
+    fn index(&self, mode: Mode) -> Result<Verdict, RunnerError> {
+        let path = self.project.reports.join(book::INDEX);
+        let shown = self.report_label(book::INDEX);
+        let new = self.book.index();
+        if io::read_optional(&path)?.as_deref() == Some(new.as_str()) {
+            return Ok(Verdict::Ok);
+        }
+        match mode {
+            Mode::Update { .. } => {
+                io::write_atomic(&path, &new)?;
+                println!("wrote {shown}");
+                Ok(Verdict::Ok)
+            }
+            Mode::Check { .. } => {
+                println!("{shown}: out of date with the notebooks; run `puzzlebook report`");
+                Ok(Verdict::Differences)
+            }
+        }
+    }
+
+    /// A file in the reports folder as shown in messages.
+    fn report_label(&self, name: &str) -> String {
+        self.project.label(&self.project.reports.join(name))
+    }
+
+    fn describe(&self, label: &str, stale: &[Staleness]) {
+        for s in stale {
+            match s {
+                Staleness::Cells(cells) => {
+                    // Hashes chain, so the stale cells are the first one and all after it.
+                    let (pos, name) = &cells[0];
+                    println!(
+                        "{label}: stale from cell {pos} ({name}) on, {} code cell{}; run `puzzlebook report`",
+                        cells.len(),
+                        if cells.len() == 1 { "" } else { "s" }
+                    );
+                }
+                Staleness::Files(files) => {
+                    for (name, state) in files {
+                        let shown = self.report_label(name);
+                        let why = match state {
+                            FileState::Missing => "missing, rendered from",
+                            FileState::Differs => "out of date with",
+                            FileState::LeftOver => "left over, no longer rendered from",
+                        };
+                        println!("{shown}: {why} {label}; run `puzzlebook report`");
+                    }
+                }
+            }
+        }
     }
 
     /// What `report` did and where, for a person: how many notebooks ran, where
@@ -422,24 +535,5 @@ impl Session<'_> {
         let outputs = run_cells(self.project, lock, path, nb, false)?;
         let hashes = stages::expected_hashes(nb, &self.fingerprint);
         Ok(stages::apply_outputs(nb, outputs, &hashes))
-    }
-}
-
-fn describe(label: &str, report_label: &str, stale: &[Staleness]) {
-    for s in stale {
-        match s {
-            Staleness::Cells(cells) => {
-                // Hashes chain, so the stale cells are the first one and all after it.
-                let (pos, name) = &cells[0];
-                println!(
-                    "{label}: stale from cell {pos} ({name}) on, {} code cell{}; run `puzzlebook report`",
-                    cells.len(),
-                    if cells.len() == 1 { "" } else { "s" }
-                );
-            }
-            Staleness::Report => {
-                println!("{report_label}: out of date with {label}; run `puzzlebook report`")
-            }
-        }
     }
 }

@@ -1,8 +1,10 @@
 //! Rendering a notebook and its outputs as an org-mode report in the literate
 //! style: narrative, `#+BEGIN_SRC rust` blocks and `#+RESULTS[<sha1>]: name`.
 
+use super::book;
 use super::markdown::markdown_to_org_shifted;
 use super::notebook::{CellKind, Notebook, Output};
+use puzzlebook::figure::SVG_MIME;
 use puzzlebook::rich::ORG_MIME;
 
 /// The name of code cell `index` (1-based among code cells): its metadata name,
@@ -47,9 +49,10 @@ fn colon_lines(text: &str) -> String {
 }
 
 /// The results block body for a cell's outputs: printed text as `: ` lines,
-/// then the value as an org table (from the org MIME type) or `: ` lines.
-/// Standard error is not part of a report.
-pub fn results_body(outputs: &[Output]) -> String {
+/// then the value as an org table (from the org MIME type), a link to its
+/// figure file (`figure`, relative to the report, for an SVG value) or `: `
+/// lines. Standard error is not part of a report.
+pub fn results_body(outputs: &[Output], figure: &str) -> String {
     let mut parts = Vec::new();
     for o in outputs {
         match o {
@@ -58,7 +61,9 @@ pub fn results_body(outputs: &[Output]) -> String {
             }
             Output::Stream { .. } => {}
             Output::ExecuteResult { data } => {
-                if let Some(org) = data.get(ORG_MIME) {
+                if data.contains_key(SVG_MIME) {
+                    parts.push(format!("[[file:{figure}]]"));
+                } else if let Some(org) = data.get(ORG_MIME) {
                     parts.push(org.trim_end_matches('\n').to_string());
                 } else if let Some(plain) = data.get("text/plain") {
                     parts.push(colon_lines(plain.trim_end_matches('\n')));
@@ -71,7 +76,7 @@ pub fn results_body(outputs: &[Output]) -> String {
 }
 
 /// Splits a leading `# Title` line off a Markdown cell.
-fn split_title(md: &str) -> Option<(String, String)> {
+pub(crate) fn split_title(md: &str) -> Option<(String, String)> {
     let trimmed = md.trim_start();
     let first = trimmed.lines().next()?;
     let title = first.strip_prefix("# ")?.trim().to_string();
@@ -85,6 +90,7 @@ fn split_title(md: &str) -> Option<(String, String)> {
 /// Code cells are written with the hash stored with their outputs; a cell that
 /// was never executed has no hash and is written without a results line.
 pub fn render(nb: &Notebook, source: &str) -> String {
+    let stem = book::stem(source);
     let mut title = None;
     let mut blocks: Vec<String> = Vec::new();
     let mut code_index = 0;
@@ -112,7 +118,7 @@ pub fn render(nb: &Notebook, source: &str) -> String {
                     "#+NAME: {name}\n#+BEGIN_SRC rust\n{src}\n#+END_SRC"
                 ));
                 if let Some(hash) = &cell.hash {
-                    let body = results_body(&cell.outputs);
+                    let body = results_body(&cell.outputs, &book::figure_path(&stem, &name));
                     if body.is_empty() {
                         blocks.push(format!("#+RESULTS[{hash}]: {name}"));
                     } else {
@@ -146,7 +152,7 @@ mod tests {
             name: "stdout".into(),
             text: "Q 1: D\n\nQ 2: A\n".into(),
         }];
-        assert_eq!(results_body(&o), ": Q 1: D\n:\n: Q 2: A");
+        assert_eq!(results_body(&o, "f.svg"), ": Q 1: D\n:\n: Q 2: A");
     }
 
     #[test]
@@ -155,8 +161,19 @@ mod tests {
         data.insert("text/plain".to_string(), "+---+".to_string());
         data.insert(ORG_MIME.to_string(), "| a |\n|---|\n| 1 |\n".to_string());
         assert_eq!(
-            results_body(&[Output::ExecuteResult { data }]),
+            results_body(&[Output::ExecuteResult { data }], "f.svg"),
             "| a |\n|---|\n| 1 |"
+        );
+    }
+
+    #[test]
+    fn a_figure_is_a_file_link_as_org_babel_writes_it() {
+        let mut data = BTreeMap::new();
+        data.insert("text/plain".to_string(), "[figure: g]".to_string());
+        data.insert(SVG_MIME.to_string(), "<svg/>".to_string());
+        assert_eq!(
+            results_body(&[Output::ExecuteResult { data }], "figures/nb/grid.svg"),
+            "[[file:figures/nb/grid.svg]]"
         );
     }
 

@@ -1,19 +1,36 @@
 //! The pure stages between loading and writing: expected hashes, staleness,
-//! applying outputs, and comparing with what is committed.
+//! the files a notebook renders to, applying outputs, and comparing with what
+//! is on disk.
 
+use std::collections::BTreeMap;
+
+use super::book::{self, Book};
 use super::hash;
 use super::notebook::{Notebook, Output};
 use super::report;
 
-/// Why a notebook or its report is not fresh.
+/// Why a notebook or its rendered files are not fresh.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Staleness {
     /// Code cells whose stored hash does not match the sources, from the first one
     /// on: `(position among all cells, name)`.
     Cells(Vec<(usize, String)>),
-    /// The hashes match, but the report is not what the notebook renders to
-    /// (its narrative changed, or the report was edited or deleted).
-    Report,
+    /// The hashes match, but rendered files (relative to the reports folder)
+    /// are not what the notebook renders to: its narrative changed, or a file
+    /// was edited, deleted or left over from an earlier run.
+    Files(Vec<(String, FileState)>),
+}
+
+/// How one rendered file differs from what is on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FileState {
+    /// Not on disk.
+    Missing,
+    /// On disk with other contents.
+    Differs,
+    /// On disk, but the notebook no longer renders it (a figure of a cell that
+    /// is gone or no longer draws one).
+    LeftOver,
 }
 
 /// The hashes a notebook's code cells should carry, given the crate fingerprint.
@@ -21,13 +38,39 @@ pub fn expected_hashes(nb: &Notebook, fingerprint: &str) -> Vec<String> {
     hash::chain(fingerprint, nb.code_cells().map(|(_, c)| c.source.as_str()))
 }
 
-/// What is stale in `nb` and its `report` (`None` when the report file is missing).
-/// An empty list means fresh: `report` has nothing to do.
+/// The rendered files that differ from those on disk, by name. Both maps are
+/// keyed by path relative to the reports folder.
+pub fn file_changes(
+    rendered: &BTreeMap<String, String>,
+    on_disk: &BTreeMap<String, String>,
+) -> Vec<(String, FileState)> {
+    let mut out: Vec<(String, FileState)> = rendered
+        .iter()
+        .filter_map(|(name, text)| match on_disk.get(name) {
+            None => Some((name.clone(), FileState::Missing)),
+            Some(old) if old != text => Some((name.clone(), FileState::Differs)),
+            Some(_) => None,
+        })
+        .collect();
+    out.extend(
+        on_disk
+            .keys()
+            .filter(|k| !rendered.contains_key(*k))
+            .map(|k| (k.clone(), FileState::LeftOver)),
+    );
+    out.sort();
+    out
+}
+
+/// What is stale in `nb` and its rendered files (`on_disk`, keyed by path
+/// relative to the reports folder). An empty list means fresh: `report` has
+/// nothing to do.
 pub fn staleness(
     nb: &Notebook,
-    report_text: Option<&str>,
+    on_disk: &BTreeMap<String, String>,
     fingerprint: &str,
     source: &str,
+    book: &Book,
 ) -> Vec<Staleness> {
     let expected = expected_hashes(nb, fingerprint);
     let stale: Vec<(usize, String)> = nb
@@ -41,8 +84,9 @@ pub fn staleness(
     if !stale.is_empty() {
         out.push(Staleness::Cells(stale));
     }
-    if report_text != Some(report::render(nb, source).as_str()) {
-        out.push(Staleness::Report);
+    let changes = file_changes(&book::files(nb, source, book), on_disk);
+    if !changes.is_empty() {
+        out.push(Staleness::Files(changes));
     }
     out
 }
@@ -67,4 +111,33 @@ pub fn diff(old: &str, new: &str, old_name: &str, new_name: &str) -> Option<Stri
             .header(old_name, new_name)
             .to_string()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_changes_name_missing_edited_and_left_over_files() {
+        let map = |kv: &[(&str, &str)]| -> BTreeMap<String, String> {
+            kv.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let rendered = map(&[("a.org", "x"), ("a.html", "y"), ("figures/a/g.svg", "z")]);
+        let disk = map(&[
+            ("a.org", "x"),
+            ("a.html", "old"),
+            ("figures/a/gone.svg", "w"),
+        ]);
+        assert_eq!(
+            file_changes(&rendered, &disk),
+            [
+                ("a.html".to_string(), FileState::Differs),
+                ("figures/a/g.svg".to_string(), FileState::Missing),
+                ("figures/a/gone.svg".to_string(), FileState::LeftOver),
+            ]
+        );
+        assert!(file_changes(&rendered, &rendered).is_empty());
+    }
 }

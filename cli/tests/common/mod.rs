@@ -2,8 +2,9 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 /// The checkout: the library's folder, which holds `notebooks/` and `reports/`.
 pub fn root_dir() -> PathBuf {
@@ -28,4 +29,33 @@ pub fn puzzlebook(args: &[&str]) -> Command {
 /// Bytes a process printed, as text.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
+}
+
+/// A process's standard output, after asserting that it succeeded (else its
+/// output and errors, under `what`).
+pub fn ok(o: Output, what: &str) -> String {
+    assert!(
+        o.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        o.status,
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    text(&o.stdout)
+}
+
+/// The Python the Jupyter and browser tests drive their tools from (nbclient,
+/// websocket-client, Pillow): cli/tests/kernel/setup-venv makes it once.
+pub fn python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let out = Command::new(cli_dir().join("tests/kernel/setup-venv"))
+            .output()
+            .expect("cli/tests/kernel/setup-venv runs");
+        let stdout = ok(
+            out,
+            "cli/tests/kernel/setup-venv (python3 -m venv, pip install)",
+        );
+        PathBuf::from(stdout.trim())
+    })
 }

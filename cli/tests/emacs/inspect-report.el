@@ -5,6 +5,7 @@
 ;;   src NAME <results-found: yes|no> <hash org-babel reads or ->
 ;;   table ROWS COLUMNS
 ;;   headline LEVEL TITLE
+;;   file-link PATH <exists|missing>   (relative to the report's folder)
 (require 'org)
 (require 'org-element)
 (require 'ob-core)
@@ -30,6 +31,13 @@
                   (setq rows (1+ rows))
                   (setq cols (max cols (length (org-element-contents r)))))))
             (princ (format "table %d %d\n" rows cols)))))
+      (org-element-map tree 'link
+        (lambda (l)
+          (when (string= (org-element-property :type l) "file")
+            (let ((path (org-element-property :path l)))
+              (princ (format "file-link %s %s\n" path
+                             (if (file-exists-p (expand-file-name path (file-name-directory (expand-file-name file))))
+                                 "exists" "missing")))))))
       (org-element-map tree 'headline
         (lambda (h)
           (princ (format "headline %d %s\n"

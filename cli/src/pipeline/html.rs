@@ -1,0 +1,300 @@
+//! Rendering a chapter as a self-contained HTML page (inline CSS, inline SVG
+//! figures, no scripts, nothing fetched), and the book's table of contents.
+
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+use pulldown_cmark::{html::push_html, Options, Parser};
+
+use super::book::{Book, Chapter, INDEX};
+use super::highlight;
+use super::notebook::{CellKind, Notebook, Output};
+use super::report;
+use puzzlebook::figure::SVG_MIME;
+use puzzlebook::table::html_escape;
+
+/// The page style: a readable column, code and results set apart.
+const STYLE: &str = r#"
+:root { color-scheme: light; }
+body { margin: 0; background: #fdfdfb; color: #1d1d1b;
+  font: 17px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; }
+main, header, nav.book { max-width: 52rem; margin: 0 auto; padding: 0 1.25rem; }
+header h1 { font-size: 2rem; line-height: 1.2; margin: 1.5rem 0 0.25rem; }
+p.sources { color: #5b5b57; font-size: 0.9rem; margin-top: 0; }
+nav.book { display: flex; gap: 1rem; justify-content: space-between; flex-wrap: wrap;
+  padding-top: 0.75rem; padding-bottom: 0.75rem; font-size: 0.95rem; }
+nav.book a { text-decoration: none; }
+a { color: #0b5cad; }
+h2 { margin-top: 2.2rem; border-bottom: 1px solid #e3e3dd; padding-bottom: 0.2rem; }
+code { font: 0.88em/1.45 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
+pre { overflow-x: auto; padding: 0.7rem 0.9rem; border-radius: 6px; }
+pre.code { background: #f4f6f8; border: 1px solid #dde3e8; margin-bottom: 0.3rem; }
+pre.output { background: #fff; border: 1px dashed #cfd3c7; margin: 0.3rem 0; }
+section.cell { margin: 1.2rem 0 1.6rem; }
+p.result-name { margin: 0.2rem 0; font-size: 0.8rem; color: #6b6b66; }
+p.result-name .hash { font-family: ui-monospace, monospace; }
+div.table { overflow-x: auto; }
+table { border-collapse: collapse; margin: 0.4rem 0; font-size: 0.92rem;
+  font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid #d6d6cf; padding: 0.2rem 0.6rem; }
+th { background: #efefe9; }
+figure.figure { margin: 0.6rem 0; }
+figure.figure svg { max-width: 100%; height: auto; border: 1px solid #e3e3dd; }
+figure.figure figcaption { font-size: 0.85rem; color: #5b5b57; }
+ol.toc li { margin: 0.9rem 0; }
+ol.toc .summary { display: block; color: #3f3f3b; }
+ol.toc .files { font-size: 0.85rem; }
+"#;
+
+fn stylesheet() -> &'static str {
+    static CSS: OnceLock<String> = OnceLock::new();
+    CSS.get_or_init(|| format!("{STYLE}{}", highlight::css()))
+}
+
+fn markdown_html(md: &str) -> String {
+    let mut out = String::new();
+    push_html(
+        &mut out,
+        Parser::new_ext(md, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH),
+    );
+    out
+}
+
+/// The document around a page's body.
+fn document(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"generator\" content=\"puzzlebook report\">\n\
+         <title>{}</title>\n<style>{}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        html_escape(title),
+        stylesheet()
+    )
+}
+
+fn nav(book: &Book, chapter: &Chapter) -> String {
+    let n = book.nav(&chapter.stem);
+    let link = |c: Option<&Chapter>, rel: &str, text: &dyn Fn(&str) -> String| match c {
+        Some(c) => format!(
+            "<a rel=\"{rel}\" href=\"{}\">{}</a>",
+            html_escape(&c.page()),
+            text(&html_escape(&c.title))
+        ),
+        None => "<span></span>".to_string(),
+    };
+    format!(
+        "<nav class=\"book\">{}<a href=\"{INDEX}\">Contents</a>{}</nav>\n",
+        link(n.prev, "prev", &|t| format!("← {t}")),
+        link(n.next, "next", &|t| format!("{t} →")),
+    )
+}
+
+/// A code cell's outputs as HTML: printed text, then its value as a table,
+/// an inline figure, or text.
+fn outputs_html(outputs: &[Output]) -> String {
+    let mut out = String::new();
+    for o in outputs {
+        match o {
+            Output::Stream { name, text } if name == "stdout" => {
+                let text = text.trim_end_matches('\n');
+                if !text.is_empty() {
+                    let _ = writeln!(out, "<pre class=\"output\">{}</pre>", html_escape(text));
+                }
+            }
+            Output::Stream { .. } => {}
+            Output::ExecuteResult { data } => {
+                if let Some(svg) = data.get(SVG_MIME) {
+                    let caption = data
+                        .get("text/plain")
+                        .map(|t| {
+                            t.trim()
+                                .trim_start_matches("[figure: ")
+                                .trim_end_matches(']')
+                        })
+                        .unwrap_or_default();
+                    let _ = writeln!(
+                        out,
+                        "<figure class=\"figure\">\n{}\n<figcaption>{}</figcaption>\n</figure>",
+                        svg.trim_end(),
+                        html_escape(caption)
+                    );
+                } else if let Some(table) = data.get("text/html") {
+                    let _ = writeln!(out, "<div class=\"table\">\n{}</div>", table);
+                } else if let Some(text) = data.get("text/plain") {
+                    let _ = writeln!(
+                        out,
+                        "<pre class=\"output\">{}</pre>",
+                        html_escape(text.trim_end_matches('\n'))
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The chapter's page: the narrative, each code cell highlighted with its
+/// result's name and hash and its outputs, links to the notebook, the org
+/// report, the contents and the neighbouring chapters.
+pub fn page(nb: &Notebook, chapter: &Chapter, book: &Book) -> String {
+    let mut body = String::new();
+    let top = nav(book, chapter);
+    body.push_str(&top);
+    let _ = write!(
+        body,
+        "<header>\n<h1>{}</h1>\n<p class=\"sources\">Generated by <code>puzzlebook report</code> from \
+         <a href=\"{}{}\">{}</a>; also as an <a href=\"{}\">org report</a>.</p>\n</header>\n<main>\n",
+        html_escape(&chapter.title),
+        html_escape(&book.root_from_reports),
+        html_escape(&chapter.source),
+        html_escape(&chapter.source),
+        html_escape(&chapter.org()),
+    );
+    let mut titled = false;
+    let mut code_index = 0;
+    for cell in &nb.cells {
+        match cell.kind {
+            CellKind::Markdown => {
+                let mut md = cell.source.as_str();
+                let rest;
+                if !titled {
+                    if let Some((_, r)) = report::split_title(md) {
+                        rest = r;
+                        md = &rest;
+                        titled = true;
+                    }
+                }
+                body.push_str(&markdown_html(md));
+            }
+            CellKind::Code => {
+                code_index += 1;
+                let name = report::cell_name(cell.name.as_deref(), code_index);
+                let id = html_escape(&name);
+                let _ = write!(
+                    body,
+                    "<section class=\"cell\" id=\"{id}\">\n<pre class=\"code\"><code>{}</code></pre>\n",
+                    highlight::rust_html(cell.source.trim_end())
+                );
+                if let Some(hash) = &cell.hash {
+                    let _ = write!(
+                        body,
+                        "<div class=\"results\" data-name=\"{id}\" data-hash=\"{hash}\">\n\
+                         <p class=\"result-name\">Result <a href=\"#{id}\">{id}</a> \
+                         <span class=\"hash\" title=\"SHA-1 of the crate and the cells up to this one\">{hash}</span></p>\n{}</div>\n",
+                        outputs_html(&cell.outputs)
+                    );
+                }
+                body.push_str("</section>\n");
+            }
+            CellKind::Raw => {}
+        }
+    }
+    body.push_str("</main>\n");
+    body.push_str(&top);
+    document(&format!("{} · puzzlebook", chapter.title), &body)
+}
+
+/// The table of contents: each chapter with its summary and its files.
+pub fn index(book: &Book) -> String {
+    let mut body = String::from(
+        "<header>\n<h1>puzzlebook</h1>\n<p class=\"sources\">Constraint solving with Z3, in Rust: \
+         four published write-ups reproduced step for step. Generated by \
+         <code>puzzlebook report</code>.</p>\n</header>\n<main>\n<ol class=\"toc\">\n",
+    );
+    for c in &book.chapters {
+        let _ = writeln!(
+            body,
+            "<li><a href=\"{}\">{}</a>\n<span class=\"summary\">{}</span>\n\
+             <span class=\"files\"><a href=\"{}{}\">notebook</a> · <a href=\"{}\">org report</a></span></li>",
+            html_escape(&c.page()),
+            html_escape(&c.title),
+            html_escape(&c.summary),
+            html_escape(&book.root_from_reports),
+            html_escape(&c.source),
+            html_escape(&c.org()),
+        );
+    }
+    body.push_str("</ol>\n</main>\n");
+    document("puzzlebook", &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::notebook::NotebookCell;
+
+    fn chapter(stem: &str) -> Chapter {
+        Chapter {
+            stem: stem.into(),
+            source: format!("notebooks/{stem}.ipynb"),
+            title: format!("Title <{stem}>"),
+            summary: "One line.".into(),
+        }
+    }
+
+    #[test]
+    fn a_page_holds_narrative_code_results_and_links() {
+        let mut nb = Notebook::parse(r#"{"nbformat": 4, "cells": []}"#).unwrap();
+        let mut code = NotebookCell::new(CellKind::Code, "let t = 1;\nt");
+        code.name = Some("start".into());
+        code.hash = Some("abc".into());
+        code.outputs = vec![
+            Output::Stream {
+                name: "stdout".into(),
+                text: "a < b\n".into(),
+            },
+            Output::ExecuteResult {
+                data: [("text/html".to_string(), "<table></table>\n".to_string())].into(),
+            },
+        ];
+        nb.cells = vec![
+            NotebookCell::new(CellKind::Markdown, "# T\n\nSome *text*."),
+            code,
+        ];
+        let book = Book {
+            chapters: vec![chapter("a"), chapter("b")],
+            root_from_reports: "../".into(),
+        };
+        let html = page(&nb, &book.chapters[1], &book);
+        assert!(html.contains("<p>Some <em>text</em>.</p>"), "{html}");
+        assert!(
+            html.contains("data-name=\"start\" data-hash=\"abc\""),
+            "{html}"
+        );
+        assert!(
+            html.contains("<pre class=\"output\">a &lt; b</pre>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<div class=\"table\">\n<table></table>"),
+            "{html}"
+        );
+        assert!(html.contains("href=\"../notebooks/b.ipynb\""), "{html}");
+        assert!(html.contains("href=\"b.org\""), "{html}");
+        assert!(
+            html.contains("<a rel=\"prev\" href=\"a.html\">← Title &lt;a&gt;</a>"),
+            "{html}"
+        );
+        assert!(!html.contains("rel=\"next\""), "{html}");
+        assert!(!html.contains("<script"), "{html}");
+        assert!(
+            !html.contains("http://") && !html.contains("https://"),
+            "nothing fetched"
+        );
+    }
+
+    #[test]
+    fn the_index_lists_every_chapter_with_its_summary() {
+        let book = Book {
+            chapters: vec![chapter("a"), chapter("b")],
+            root_from_reports: "../".into(),
+        };
+        let html = index(&book);
+        assert_eq!(html.matches("<li>").count(), 2);
+        assert!(
+            html.contains("<a href=\"b.html\">Title &lt;b&gt;</a>"),
+            "{html}"
+        );
+        assert!(html.contains("One line."));
+    }
+}

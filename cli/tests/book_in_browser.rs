@@ -1,0 +1,201 @@
+//! The book as a reader opens it: headless Chromium loads every page from disk
+//! (cli/tests/browser/check_pages.py drives it over the DevTools protocol) and
+//! each page must show every named table and every figure at a real size, load
+//! every resource, log no error, link only to files that exist, and not
+//! screenshot blank. A broken fixture page proves each of those checks fails
+//! when it should. Screenshots go to the target folder, not into git.
+
+mod common;
+
+use common::{cli_dir, ok, python, root_dir};
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use puzzlebook::figure::SVG_MIME;
+use puzzlebook_cli::pipeline::book;
+use puzzlebook_cli::pipeline::notebook::{Notebook, Output};
+use puzzlebook_cli::pipeline::report::cell_name;
+use serde_json::Value;
+
+/// What Chromium saw on each page, by file name.
+fn open_in_chromium(pages: &[PathBuf]) -> Value {
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
+    let out = Command::new(python())
+        .arg(cli_dir().join("tests/browser/check_pages.py"))
+        .arg(&shots)
+        .args(pages)
+        .output()
+        .expect("python runs");
+    let json = ok(out, "cli/tests/browser/check_pages.py (headless Chromium)");
+    serde_json::from_str(&json).expect("the checker prints JSON")
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap_or(&Vec::new())
+        .iter()
+        .map(|s| s.as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The names of a notebook's results that are tables, and of its figures.
+fn expected(nb: &Notebook) -> (Vec<String>, Vec<String>) {
+    let tables = nb
+        .code_cells()
+        .enumerate()
+        .filter(|(_, (_, c))| {
+            c.outputs.iter().any(|o| {
+                matches!(o, Output::ExecuteResult { data }
+                    if data.contains_key("text/html") && !data.contains_key(SVG_MIME))
+            })
+        })
+        .map(|(i, (_, c))| cell_name(c.name.as_deref(), i + 1))
+        .collect();
+    let figures = book::figures(nb).into_iter().map(|(n, _)| n).collect();
+    (tables, figures)
+}
+
+/// Problems common to every page: errors, failed loads, scripts, broken local
+/// links, a blank screenshot.
+fn page_problems(name: &str, seen: &Value, reports: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for key in ["console_errors", "exceptions", "failed_loads"] {
+        for e in strings(&seen[key]) {
+            out.push(format!("{name}: {key}: {e}"));
+        }
+    }
+    if seen["scripts"].as_u64() != Some(0) {
+        out.push(format!("{name}: has scripts; pages must read without them"));
+    }
+    for href in strings(&seen["links"]) {
+        if href.starts_with('#') || href.contains("://") {
+            continue;
+        }
+        let file = href.split('#').next().unwrap_or_default();
+        if !reports.join(file).is_file() {
+            out.push(format!("{name}: link {href:?} leads nowhere"));
+        }
+    }
+    let shot = &seen["screenshot"];
+    let ink = shot["ink"].as_f64().unwrap_or(0.0);
+    let colours = shot["colours"].as_u64().unwrap_or(0);
+    if ink < 0.01 || colours < 8 {
+        out.push(format!(
+            "{name}: the screenshot {} looks blank ({:.1}% ink, {colours} colours)",
+            shot["path"],
+            ink * 100.0
+        ));
+    }
+    out
+}
+
+fn figure_problems(seen: &Value) -> Vec<String> {
+    seen["figures"]
+        .as_array()
+        .unwrap_or(&Vec::new())
+        .iter()
+        .filter(|f| {
+            let size = &f["size"];
+            size[0].as_f64().unwrap_or(0.0) < 1.0
+                || size[1].as_f64().unwrap_or(0.0) < 1.0
+                || f["complete"] != Value::Bool(true)
+        })
+        .map(|f| {
+            format!(
+                "figure {} renders at {} (loaded: {})",
+                f["name"], f["size"], f["complete"]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_page_of_the_book_reads_in_a_browser() {
+    let root = root_dir();
+    let reports = root.join("reports");
+    let notebooks: Vec<PathBuf> = {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(root.join("notebooks"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "ipynb"))
+            .collect();
+        v.sort();
+        v
+    };
+    let stem = |p: &Path| p.file_stem().unwrap().to_string_lossy().into_owned();
+    let mut pages = vec![reports.join(book::INDEX)];
+    pages.extend(
+        notebooks
+            .iter()
+            .map(|p| reports.join(format!("{}.html", stem(p)))),
+    );
+    let seen = open_in_chromium(&pages);
+
+    let mut problems = Vec::new();
+    let index = &seen[book::INDEX];
+    problems.extend(page_problems(book::INDEX, index, &reports));
+    let index_links = strings(&index["links"]);
+    for p in &notebooks {
+        let page = format!("{}.html", stem(p));
+        if !index_links.contains(&page) {
+            problems.push(format!("index.html does not link to {page}"));
+        }
+    }
+
+    let mut figure_count = 0;
+    for p in &notebooks {
+        let page = format!("{}.html", stem(p));
+        let s = &seen[&page];
+        problems.extend(page_problems(&page, s, &reports));
+        let nb = Notebook::parse(&std::fs::read_to_string(p).unwrap()).unwrap();
+        let (tables, figures) = expected(&nb);
+        let shown_tables: Vec<String> = s["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
+        for t in &tables {
+            if !shown_tables.contains(t) {
+                problems.push(format!("{page}: the table {t:?} is not on the page"));
+            }
+        }
+        let shown_figures: Vec<String> = s["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["name"].as_str().map(str::to_string))
+            .collect();
+        for f in &figures {
+            if !shown_figures.contains(f) {
+                problems.push(format!("{page}: the figure {f:?} is not on the page"));
+            }
+        }
+        figure_count += figures.len();
+        problems.extend(
+            figure_problems(s)
+                .into_iter()
+                .map(|e| format!("{page}: {e}")),
+        );
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // Every chapter draws at least one figure (the issue asks for seven).
+    assert!(figure_count >= notebooks.len(), "{figure_count} figures");
+}
+
+#[test]
+fn the_browser_check_catches_each_fault_it_looks_for() {
+    let fixture = cli_dir().join("tests/fixtures/browser/broken.html");
+    let seen = open_in_chromium(std::slice::from_ref(&fixture));
+    let s = &seen["broken.html"];
+    let problems = page_problems("broken.html", s, fixture.parent().unwrap());
+    let all = problems.join("\n");
+    assert!(all.contains("console_errors: something broke"), "{all}");
+    assert!(all.contains("failed_loads"), "{all}");
+    assert!(all.contains("has scripts"), "{all}");
+    let figures = figure_problems(s).join("\n");
+    // The zero-size SVG and the image that did not load.
+    assert_eq!(figure_problems(s).len(), 2, "{figures}");
+    assert_eq!(s["tables"][0]["name"], "present", "{s}");
+}
