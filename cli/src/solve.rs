@@ -148,6 +148,9 @@ pub enum TableFormat {
     Tsv,
     /// Boxed terminal tables.
     Text,
+    /// No tables: how many candidates each "I don't know" leaves, then the
+    /// conclusion. Takes about 20 bytes a pair, so --max 10000 and more fit.
+    Summary,
 }
 
 /// A sum-product command that cannot run.
@@ -161,10 +164,21 @@ pub enum SumProductCommandError {
     Limit(#[from] crate::limits::LimitError),
 }
 
-/// The text `puzzlebook solve sum-product` prints: each named table, then the
-/// conclusion.
-pub fn sum_product(max: i64, format: TableFormat) -> Result<String, SumProductCommandError> {
-    crate::limits::check_sum_product(max, crate::limits::available_memory())?;
+/// The text `puzzlebook solve sum-product` prints: each named table (or, in
+/// the summary format, how many candidates each leaves), then the conclusion.
+/// `progress` hears each count of the summary as it is known.
+pub fn sum_product(
+    max: i64,
+    format: TableFormat,
+    progress: impl FnMut(&puzzlebook::sum_product::StepCount),
+) -> Result<String, SumProductCommandError> {
+    let memory = crate::limits::available_memory();
+    if format == TableFormat::Summary {
+        crate::limits::check_sum_product_counts(max, memory)?;
+        let c = puzzlebook::sum_product::Counts::play_with(max, progress)?;
+        return Ok(format!("{}\n{}\n", c.table().to_tsv(), c.conclusion()));
+    }
+    crate::limits::check_sum_product(max, memory)?;
     let d = puzzlebook::sum_product::Dialogue::play(max)?;
     let mut out = String::new();
     for step in d.tables() {
@@ -172,7 +186,7 @@ pub fn sum_product(max: i64, format: TableFormat) -> Result<String, SumProductCo
         out.push_str(&format!("{}\n", step.name));
         out.push_str(&match format {
             TableFormat::Org => t.to_org(),
-            TableFormat::Tsv => t.to_tsv(),
+            TableFormat::Tsv | TableFormat::Summary => t.to_tsv(),
             TableFormat::Text => t.to_terminal(),
         });
         out.push('\n');

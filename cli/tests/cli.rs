@@ -259,7 +259,42 @@ fn a_max_too_large_for_the_memory_is_refused_before_any_work() {
         "{err}"
     );
     assert!(err.contains("The largest --max that fits is"), "{err}");
+    assert!(err.contains("or pass --format summary"), "{err}");
     assert!(stdout(&o).is_empty());
+}
+
+#[test]
+fn the_summary_counts_what_each_answer_leaves_and_concludes_as_the_tables_do() {
+    let o = puzzlebook(&["solve", "sum-product", "--format", "summary"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // The write-up's tables hold 45, 18, 15, 14, 13, 12, 11, 10 and 9 rows.
+    assert!(
+        out.starts_with(
+            "table\tafter\tcandidates\nstart\t\t45\nstep-1\tPete's answer 1\t18\n\
+             step-2\tSusan's answer 1\t15\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("step-8\tSusan's answer 4\t9\n"), "{out}");
+    assert!(out.ends_with("so the numbers are 2 and 8.\n"), "{out}");
+    // Nothing but the result goes into a pipe: no progress, no warnings.
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    // Far past the tables' limit, it is still refused before any work.
+    let o = puzzlebook(&[
+        "solve",
+        "sum-product",
+        "--max",
+        "10000000",
+        "--format",
+        "summary",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("counting them needs about"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

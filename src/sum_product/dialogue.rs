@@ -195,41 +195,46 @@ impl Dialogue {
 
     /// The conclusion in one sentence.
     pub fn conclusion(&self) -> String {
-        match &self.outcome {
-            Outcome::Knows {
-                person,
-                nth,
-                value,
-                pair,
-            } => {
-                let what = if *person == Person::Pete { "product" } else { "sum" };
-                let mut s = format!(
-                    "{person} knows at his {} turn: his {what} is {value}, the only one left that is unique, so the numbers are {} and {}.",
-                    ordinal(*nth),
-                    pair.0,
-                    pair.1
-                );
-                if *person == Person::Susan {
-                    s = s.replace("his", "her");
-                }
-                s
+        conclusion(&self.outcome, self.max)
+    }
+}
+
+/// How a dialogue for numbers 1 to `max` ends, in one sentence.
+pub(crate) fn conclusion(outcome: &Outcome, max: i64) -> String {
+    match outcome {
+        Outcome::Knows {
+            person,
+            nth,
+            value,
+            pair,
+        } => {
+            let what = if *person == Person::Pete { "product" } else { "sum" };
+            let mut s = format!(
+                "{person} knows at his {} turn: his {what} is {value}, the only one left that is unique, so the numbers are {} and {}.",
+                ordinal(*nth),
+                pair.0,
+                pair.1
+            );
+            if *person == Person::Susan {
+                s = s.replace("his", "her");
             }
-            Outcome::Ambiguous { person, pairs } => format!(
-                "{person} could know with any of {} pairs, so the dialogue does not single out the numbers for max {}.",
-                pairs.len(),
-                self.max
-            ),
-            Outcome::NobodyKnows { person } => format!(
-                "No {} is unique when {person} is asked the {} time, so nobody ever knows: the puzzle has no solution for max {}.",
-                if *person == Person::Pete { "product" } else { "sum" },
-                ordinal((DONT_KNOWS + 1).div_ceil(2)),
-                self.max
-            ),
-            Outcome::RunOut { step } => format!(
-                "The candidates run out at {step}: the puzzle has no solution for max {}.",
-                self.max
-            ),
+            s
         }
+        Outcome::Ambiguous { person, pairs } => format!(
+            "{person} could know with any of {} pairs, so the dialogue does not single out the numbers for max {}.",
+            pairs.len(),
+            max
+        ),
+        Outcome::NobodyKnows { person } => format!(
+            "No {} is unique when {person} is asked the {} time, so nobody ever knows: the puzzle has no solution for max {}.",
+            if *person == Person::Pete { "product" } else { "sum" },
+            ordinal((DONT_KNOWS + 1).div_ceil(2)),
+            max
+        ),
+        Outcome::RunOut { step } => format!(
+            "The candidates run out at {step}: the puzzle has no solution for max {}.",
+            max
+        ),
     }
 }
 
@@ -251,7 +256,7 @@ impl fmt::Display for Dialogue {
     }
 }
 
-fn speaker(k: usize) -> Person {
+pub(crate) fn speaker(k: usize) -> Person {
     if k % 2 == 1 {
         Person::Pete
     } else {

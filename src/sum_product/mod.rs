@@ -4,10 +4,12 @@
 //! turns saying "I don't know", and each answer prunes the candidate table. The
 //! tables are polars frames ([`frame`]); a plain-Rust prune ([`rows`]) is the oracle.
 
+pub mod counts;
 pub mod dialogue;
 pub mod frame;
 pub mod rows;
 
+pub use counts::{Counts, StepCount};
 pub use dialogue::{Dialogue, Outcome, Person, Step, DONT_KNOWS};
 pub use frame::{candidates, prune, rebuild, rows_of, table, COLUMNS};
 pub use rows::{candidate_rows, prune_rows, unique_rows, Key, Row};

@@ -105,7 +105,8 @@ pub struct SumProductArgs {
     /// The largest number.
     #[arg(long, default_value_t = 9)]
     max: i64,
-    /// How to print the tables.
+    /// How to print the tables; `summary` prints only how many candidates
+    /// each step leaves, for a large --max.
     #[arg(long, value_enum, default_value = "tsv")]
     format: TableFormat,
 }
@@ -151,7 +152,22 @@ pub fn execute(p: Puzzle) -> anyhow::Result<Exit> {
             found
         }
         Puzzle::SumProduct(a) => {
-            print!("{}", solve::sum_product(a.max, a.format)?);
+            // A spinner on a terminal while the large tables are counted;
+            // nothing in a pipe.
+            let spinner = indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+            spinner.set_message("building the candidate pairs");
+            let text = solve::sum_product(a.max, a.format, |s| {
+                spinner.set_message(format!(
+                    "{}: {} candidates; pruning the next",
+                    s.name, s.left
+                ));
+            })?;
+            spinner.finish_and_clear();
+            print!("{text}");
             true
         }
     };
