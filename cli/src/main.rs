@@ -44,8 +44,8 @@ fn main() -> ExitCode {
     // evcxr runs cells in a child process started from this binary.
     evcxr::runtime_hook();
     // Jupyter starts the installed kernel as `puzzlebook --control_file FILE`.
-    if serve::connection_file_arg(std::env::args_os()).is_some() {
-        return match serve::serve() {
+    if let Some(file) = serve::connection_file_arg(std::env::args_os()) {
+        return match serve::serve(std::path::Path::new(&file)) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => cmd::fail(&anyhow::Error::new(e)),
         };

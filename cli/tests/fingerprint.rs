@@ -62,9 +62,11 @@ fn editing_the_command_leaves_the_fingerprint_alone() {
     edit(d.path().join("cli/src/main.rs"), |t| t + "\n// an edit\n");
     edit(d.path().join("cli/src/bench.rs"), |t| t + "\n// an edit\n");
     edit(d.path().join("cli/Cargo.toml"), |t| t + "\n# an edit\n");
-    // Lock entries only the command uses: evcxr itself, and clap.
-    bump_lock(d.path(), "evcxr_jupyter");
+    // Lock entries only the command uses: the kernel's zeromq, clap, and
+    // syntect for the pages.
+    bump_lock(d.path(), "zeromq");
     bump_lock(d.path(), "clap");
+    bump_lock(d.path(), "syntect");
     assert_eq!(fingerprint(d.path()).unwrap(), before);
 }
 

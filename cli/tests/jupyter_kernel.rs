@@ -8,11 +8,19 @@
 //! which Jupyter shows as one; nbclient's `coalesce_streams` joins them into one
 //! output per stream, as the runner writes them. The runner numbers the code
 //! cells 1, 2, … as Jupyter does, and the counts must match too, after one
-//! more named rule, "evcxr numbers results one higher" ([`EVCXR_COUNT_OFFSET`]).
+//! more named rule, "evcxr numbers results one higher" ([`EVCXR_COUNT_OFFSET`]),
+//! and one more, "the kernel says when a cell waits for the crate to load"
+//! ([`without_loading_notes`]).
+//!
+//! The kernel starts within nbclient's default 60-second limit even in a cold
+//! build folder, where loading the crate takes minutes; a cell then waits with
+//! progress, and an interrupt ends the wait. A Z3 value left in a variable is
+//! named at once, and again when a later cell crashes on it.
 
 mod common;
 
 use common::{cli_dir, ok, puzzlebook, python, root_dir, text};
+use puzzlebook_cli::kernel::LOADING_NOTE;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -79,22 +87,36 @@ impl Jupyter {
     /// Runs notebooks through the kernel with nbclient; returns the executed
     /// copies' folder.
     fn execute(&self, notebooks: &[PathBuf]) -> PathBuf {
+        self.execute_with(&[], notebooks)
+    }
+
+    /// [`Jupyter::execute`] with options for execute_notebooks.py
+    /// (`--allow-errors`).
+    fn execute_with(&self, options: &[&str], notebooks: &[PathBuf]) -> PathBuf {
         let out = self.dir.path().join("executed");
-        let o = Command::new(python())
-            .arg(cli_dir().join("tests/kernel/execute_notebooks.py"))
+        let o = self
+            .python("execute_notebooks.py")
+            .args(options)
             .arg("puzzlebook")
             .arg(&out)
             .args(notebooks)
+            .output()
+            .expect("python runs");
+        ok(o, "nbclient (cli/tests/kernel/execute_notebooks.py)");
+        out
+    }
+
+    /// The test Python running `cli/tests/kernel/<script>`, in this Jupyter world.
+    fn python(&self, script: &str) -> Command {
+        let mut c = Command::new(python());
+        c.arg(cli_dir().join("tests/kernel").join(script))
             .env("JUPYTER_PATH", self.jupyter_path())
             .env("XDG_DATA_HOME", self.data_home())
             .env_remove("JUPYTER_DATA_DIR")
             .env("JUPYTER_RUNTIME_DIR", self.dir.path().join("runtime"))
             .env("JUPYTER_CONFIG_DIR", self.dir.path().join("config"))
-            .env_remove("CI")
-            .output()
-            .expect("python runs");
-        ok(o, "nbclient (cli/tests/kernel/execute_notebooks.py)");
-        out
+            .env_remove("CI");
+        c
     }
 
     /// Panics unless both copies of the user's `rust` kernel are as written.
@@ -128,6 +150,30 @@ fn read_json(p: &Path) -> Value {
 /// Jupyter cell 1 shows `In [1]` but its result says `execution_count: 2`. The
 /// runner writes the cell's number on both.
 const EVCXR_COUNT_OFFSET: i64 = 1;
+
+/// The kernel loads the crate in the background; a cell that arrives first
+/// waits, and says so on its standard error ([`LOADING_NOTE`]), which the
+/// runner never prints. `nb` without those lines (and without a stream that
+/// held nothing else).
+fn without_loading_notes(nb: &Value) -> Value {
+    let mut nb = nb.clone();
+    for cell in nb["cells"].as_array_mut().unwrap() {
+        let Some(outputs) = cell["outputs"].as_array_mut() else {
+            continue;
+        };
+        for o in outputs.iter_mut() {
+            if o["output_type"] == "stream" && o["name"] == "stderr" {
+                let text: String = joined(&o["text"])
+                    .split_inclusive('\n')
+                    .filter(|l| !l.starts_with(LOADING_NOTE))
+                    .collect();
+                o["text"] = Value::from(text);
+            }
+        }
+        outputs.retain(|o| !(o["output_type"] == "stream" && joined(&o["text"]).is_empty()));
+    }
+    nb
+}
 
 /// `nb` with every result's execution count less `offset`.
 fn shift_counts(nb: &Value, offset: i64) -> Value {
@@ -197,7 +243,10 @@ fn every_notebook_gives_its_committed_outputs_in_jupyter() {
         let ran = read_json(&executed.join(name));
         let (want, got) = (
             outputs_text(&committed),
-            outputs_text(&shift_counts(&ran, EVCXR_COUNT_OFFSET)),
+            outputs_text(&shift_counts(
+                &without_loading_notes(&ran),
+                EVCXR_COUNT_OFFSET,
+            )),
         );
         if want != got {
             let diff = similar::TextDiff::from_lines(&want, &got)
@@ -229,7 +278,7 @@ fn a_notebook_without_its_dep_cell_runs_on_the_preloaded_crate() {
     let jupyter = Jupyter::new();
     let nb = cli_dir().join("tests/fixtures/kernel/no-dep-cell.ipynb");
     let executed = jupyter.execute(std::slice::from_ref(&nb));
-    let ran = read_json(&executed.join("no-dep-cell.ipynb"));
+    let ran = without_loading_notes(&read_json(&executed.join("no-dep-cell.ipynb")));
     let outputs = all_outputs(&ran);
     assert_eq!(outputs.len(), 3, "{outputs:?}");
     // The first cell to use `?` ends in a table: evcxr must not fall back to
@@ -325,4 +374,89 @@ fn the_kernel_refuses_to_start_outside_its_kernelspec() {
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
     assert!(err.contains("puzzlebook kernel install"), "{err}");
+}
+
+#[test]
+fn a_z3_value_left_for_a_later_cell_is_named_in_jupyter_too() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let jupyter = Jupyter::new();
+    let nb = cli_dir().join("tests/fixtures/kernel/z3-across-cells.ipynb");
+    let executed = jupyter.execute_with(&["--allow-errors"], std::slice::from_ref(&nb));
+    let ran = without_loading_notes(&read_json(&executed.join("z3-across-cells.ipynb")));
+    let cells: Vec<&Value> = ran["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["cell_type"] == "code")
+        .collect();
+    let stderr = |cell: &Value| -> String {
+        cell["outputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o["output_type"] == "stream" && o["name"] == "stderr")
+            .map(|o| joined(&o["text"]))
+            .collect()
+    };
+    // Said at once, under the cell that made it ...
+    let made = stderr(cells[0]);
+    assert!(
+        made.contains("warning: `x` holds a Z3 value (of type `Int`). Z3 values cannot be used in a later cell"),
+        "{}",
+        outputs_text(&ran)
+    );
+    // ... and again when the next cell dies of it.
+    let used = stderr(cells[1]);
+    assert!(
+        used.contains("The cell crashed after an earlier cell left Z3 values in variables: `x` holds a Z3 value"),
+        "{}",
+        outputs_text(&ran)
+    );
+    let error = cells[1]["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["output_type"] == "error")
+        .unwrap_or_else(|| panic!("{}", outputs_text(&ran)));
+    assert!(error.to_string().contains("SIGSEGV"), "{error}");
+}
+
+#[test]
+fn the_kernel_answers_at_once_in_a_cold_build_folder_and_a_waiting_cell_can_be_interrupted() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let jupyter = Jupyter::new();
+    // A cache folder of its own: the kernel's build folder starts empty, so
+    // loading the crate builds z3, polars and puzzlebook (minutes).
+    let cache = jupyter.dir.path().join("cold-cache");
+    let report = jupyter.dir.path().join("cold-start.json");
+    let o = jupyter
+        .python("cold_start.py")
+        .arg("puzzlebook")
+        .arg(&report)
+        .env("XDG_CACHE_HOME", &cache)
+        .output()
+        .expect("python runs");
+    ok(o, "cli/tests/kernel/cold_start.py");
+    let seen = read_json(&report);
+    // It started within jupyter_client's 60 s (else the script failed), while
+    // the build had not even begun; the first cell says what it waits for ...
+    let interrupted = &seen["interrupted"];
+    assert!(
+        interrupted["streams"]
+            .as_str()
+            .unwrap()
+            .contains(LOADING_NOTE),
+        "{seen:#}"
+    );
+    // ... and an interrupt ends the wait, not the kernel.
+    assert_eq!(interrupted["status"], "error", "{seen:#}");
+    assert_eq!(interrupted["ename"], "Interrupted", "{seen:#}");
+    // The next cell runs once the crate is loaded.
+    assert_eq!(seen["after"]["status"], "ok", "{seen:#}");
+    assert_eq!(seen["after"]["result"], "42", "{seen:#}");
+    eprintln!(
+        "cold start: ready in {:.1} s; the next cell waited {:.0} s for the build",
+        seen["ready_seconds"].as_f64().unwrap_or(0.0),
+        seen["after"]["seconds"].as_f64().unwrap_or(0.0)
+    );
 }

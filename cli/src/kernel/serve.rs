@@ -1,5 +1,6 @@
 //! Serving as the Jupyter kernel: a build folder of its own, the runner's
-//! environment fixes, and then `evcxr_jupyter`'s server.
+//! environment fixes, and then the Jupyter server ([`super::jupyter`], forked
+//! from evcxr_jupyter's).
 //!
 //! Jupyter starts `puzzlebook --control_file <connection file>` (see
 //! [`super::spec`]) with `EVCXR_CONFIG_DIR` pointing at the kernelspec's
@@ -31,8 +32,8 @@ pub enum KernelError {
     /// The environment could not be set up.
     #[error("cannot prepare the kernel's environment: {0}")]
     Environment(String),
-    /// evcxr_jupyter's server failed.
-    #[error("the evcxr Jupyter server failed: {0:#}")]
+    /// The Jupyter server failed.
+    #[error("the Jupyter server failed: {0:#}")]
     Server(anyhow::Error),
 }
 
@@ -70,7 +71,7 @@ pub fn acquire_slot(root: &Path) -> Result<BuildDirLock, KernelError> {
 ///
 /// Call it from `main` before any thread starts (it sets environment
 /// variables), and after `evcxr::runtime_hook()`.
-pub fn serve() -> Result<(), KernelError> {
+pub fn serve(connection_file: &Path) -> Result<(), KernelError> {
     let config = std::env::var_os("EVCXR_CONFIG_DIR").map(PathBuf::from);
     let config = match config {
         Some(c) if c.join("init.evcxr").is_file() => c,
@@ -82,13 +83,7 @@ pub fn serve() -> Result<(), KernelError> {
     };
     let slot = acquire_slot(&slots_dir())?;
     engine_environment(&slot.dir, &config).map_err(KernelError::Environment)?;
-    // evcxr_jupyter, started with --control_file, rewrites the kernelspec at
-    // `$JUPYTER_PATH/kernels/rust` (or the user's data folder) when its
-    // version.txt differs from its own. Pointing JUPYTER_PATH at a folder of
-    // ours that holds no kernels makes that a no-op, so a user's plain evcxr
-    // `rust` kernel comes out of our start unchanged.
-    std::env::set_var("JUPYTER_PATH", slot.dir.join("no-kernels-here"));
-    let result = evcxr_jupyter::main().map_err(KernelError::Server);
+    let result = super::jupyter::run(connection_file).map_err(KernelError::Server);
     drop(slot);
     result
 }

@@ -244,16 +244,22 @@ impl Engine {
     /// The variables that hold a value of a `z3` type, with their types, given
     /// the sources of the cells run so far.
     fn z3_variables(&self, sources: &[&str]) -> Vec<(String, String)> {
-        let names = z3_names(sources);
-        let mut vars: Vec<(String, String)> = self
-            .ctx
-            .variables_and_types()
-            .filter(|(_, ty)| holds_z3(ty, &names))
-            .map(|(n, ty)| (n.to_string(), ty.to_string()))
-            .collect();
-        vars.sort();
-        vars
+        z3_variables(&self.ctx, sources)
     }
+}
+
+/// The variables `ctx` keeps that hold a value of a `z3` type, with their
+/// types, sorted, given the sources of the cells run so far. The runner and
+/// the Jupyter kernel both ask after each cell.
+pub fn z3_variables(ctx: &evcxr::CommandContext, sources: &[&str]) -> Vec<(String, String)> {
+    let names = z3_names(sources);
+    let mut vars: Vec<(String, String)> = ctx
+        .variables_and_types()
+        .filter(|(_, ty)| holds_z3(ty, &names))
+        .map(|(n, ty)| (n.to_string(), ty.to_string()))
+        .collect();
+    vars.sort();
+    vars
 }
 
 /// Why a cell did not finish.
@@ -485,7 +491,7 @@ fn run_in_dir(
 
 /// Whether a cell's failure is the evcxr process dying of a signal such as
 /// SIGSEGV, as it does when a Z3 value from another cell is used.
-fn crashed(message: &str) -> bool {
+pub fn crashed(message: &str) -> bool {
     message.contains("SIGSEGV")
         || message.contains("signal: 11")
         || message.contains("Segmentation fault")

@@ -1,6 +1,6 @@
 """Runs notebooks through a Jupyter kernel with nbclient, as Jupyter would.
 
-usage: execute_notebooks.py KERNEL_NAME OUT_DIR NOTEBOOK...
+usage: execute_notebooks.py [--allow-errors] KERNEL_NAME OUT_DIR NOTEBOOK...
 
 Validates each notebook with nbformat's validator, executes it with the
 kernel KERNEL_NAME (found through JUPYTER_PATH like any kernelspec), with the
@@ -8,7 +8,12 @@ notebook's folder as the working directory and each cell's stream messages
 joined into one output per stream (nbclient's coalesce_streams, as Jupyter
 shows them), validates the result and writes it
 to OUT_DIR under the same file name. Exits 1 naming the notebook and cell when
-a notebook is invalid or a cell fails.
+a notebook is invalid or a cell fails (unless --allow-errors, which records a
+failing cell's error and goes on, as Jupyter's "run all" can).
+
+The kernel gets nbclient's default start-up timeout (60 s), as
+`jupyter nbconvert --execute` gives it: the puzzlebook kernel answers at once
+and loads its crate in the background, even in a cold build folder.
 """
 
 import os
@@ -20,6 +25,8 @@ from nbclient.exceptions import CellExecutionError
 
 
 def main(argv):
+    allow_errors = "--allow-errors" in argv
+    argv = [a for a in argv if a != "--allow-errors"]
     if len(argv) < 4:
         print(__doc__, file=sys.stderr)
         return 2
@@ -35,9 +42,9 @@ def main(argv):
         client = NotebookClient(
             nb,
             kernel_name=kernel,
-            # A cold machine compiles z3 and polars while the kernel starts.
-            startup_timeout=1800,
+            # A cell may wait for a cold build of z3 and polars.
             timeout=1800,
+            allow_errors=allow_errors,
             # A kernel sends a cell's output in many stream messages; Jupyter
             # shows them as one. This joins them into one output per stream.
             coalesce_streams=True,

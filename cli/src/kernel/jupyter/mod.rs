@@ -1,0 +1,45 @@
+//! The Jupyter protocol server: a fork of evcxr_jupyter 0.22.0's (`core`,
+//! `connection`, `control_file`, `jupyter_message`; Apache-2.0 or MIT, see
+//! `LICENSE`), changed where puzzlebook's kernel needs hooks it does not offer.
+//!
+//! The changes, all in `core.rs` and marked `puzzlebook:`:
+//! - the crate is loaded (`:load_config`, which builds z3, polars and
+//!   puzzlebook in a cold slot) while the kernel already answers
+//!   `kernel_info_request`, so Jupyter's 60-second start-up timeout holds;
+//! - a cell that arrives before the load is done waits with progress as
+//!   stream output, and an interrupt stops the wait;
+//! - completion and inspection answer empty while the load holds the engine;
+//! - after each cell, a variable that holds a Z3 value is named at once, and a
+//!   later cell's SIGSEGV repeats it (as the runner does, [`crate::pipeline::execute`]).
+
+macro_rules! object {
+    () => {
+        serde_json::json!({})
+    };
+    ($($key:tt => $value:expr),* $(,)?) => {
+        serde_json::json!({$($key: $value),*})
+    };
+    ($($key:tt : $value:expr),* $(,)?) => {
+        serde_json::json!({$($key: $value),*})
+    };
+}
+
+macro_rules! array {
+    ($($value:expr),* $(,)?) => {
+        serde_json::json!([$($value),*])
+    };
+}
+
+mod connection;
+mod control_file;
+mod core;
+mod jupyter_message;
+
+pub use self::core::LOADING_NOTE;
+
+/// Serves the kernel on the connection file `control_file` until Jupyter
+/// shuts it down.
+pub fn run(control_file: &std::path::Path) -> anyhow::Result<()> {
+    let config = control_file::Control::parse_file(&control_file.to_string_lossy())?;
+    core::Server::run(&config)
+}
