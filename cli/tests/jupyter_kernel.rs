@@ -1,16 +1,15 @@
-//! The Jupyter kernel: `puzzlebook kernel install`, then a real Jupyter client
-//! (nbclient, from cli/tests/kernel/requirements.txt) runs every notebook against the
-//! installed kernel and must get the committed outputs; a user's plain evcxr
-//! `rust` kernel comes out of it unchanged.
+//! The Jupyter kernel: `puzzlebook kernel install`, then Jupyter's own tools
+//! (`jupyter nbconvert --execute` with its defaults, and nbclient, from
+//! cli/tests/kernel/requirements.txt) run every notebook against the installed
+//! kernel and must get the committed outputs; a user's plain evcxr `rust`
+//! kernel comes out of it unchanged.
 //!
-//! Outputs and execution counts are compared after one named rule, "streams
-//! are joined": a kernel sends a cell's printed lines as many stream messages,
-//! which Jupyter shows as one; nbclient's `coalesce_streams` joins them into one
-//! output per stream, as the runner writes them. The runner numbers the code
-//! cells 1, 2, … as Jupyter does, and the counts must match too, after one
-//! more named rule, "evcxr numbers results one higher" ([`EVCXR_COUNT_OFFSET`]),
-//! and one more, "the kernel says when a cell waits for the crate to load"
-//! ([`without_loading_notes`]).
+//! Outputs and execution counts are compared after two named rules. "Streams
+//! are joined" ([`coalesce_streams`]): a kernel sends a cell's printed lines
+//! as many stream messages, which Jupyter shows as one, and the runner writes
+//! one output per stream. "The kernel says when a cell waits for the crate to
+//! load" ([`without_loading_notes`]). The runner numbers the code cells 1, 2,
+//! … as a fresh kernel does, and the counts must match.
 //!
 //! The kernel starts within nbclient's default 60-second limit even in a cold
 //! build folder, where loading the crate takes minutes; a cell then waits with
@@ -20,6 +19,7 @@
 mod common;
 
 use common::{cli_dir, ok, puzzlebook, python, root_dir, text};
+use puzzlebook_cli::engine::BuildDirLock;
 use puzzlebook_cli::kernel::LOADING_NOTE;
 
 use std::path::{Path, PathBuf};
@@ -61,8 +61,11 @@ impl Jupyter {
             }
         }
         let prefix = j.prefix();
+        // The tests share the default kernel build folders, which earlier
+        // runs keep warm; building at install is tested on its own.
         ok(
-            puzzlebook(&["kernel", "install", "--prefix", prefix.to_str().unwrap()])
+            puzzlebook(&["kernel", "install", "--no-build", "--prefix"])
+                .arg(&prefix)
                 .arg("--root")
                 .arg(root_dir())
                 .output()
@@ -106,11 +109,35 @@ impl Jupyter {
         out
     }
 
+    /// Runs notebooks as a user would from the shell, `jupyter nbconvert --to
+    /// notebook --execute`, on the puzzlebook kernel and with nbconvert's
+    /// default timeouts (60 s to start the kernel, none per cell); returns the
+    /// executed copies' folder.
+    fn nbconvert(&self, notebooks: &[PathBuf]) -> PathBuf {
+        let out = self.dir.path().join("nbconvert");
+        let mut c = self.in_this_world(Command::new(python().parent().unwrap().join("jupyter")));
+        let o = c
+            .args(["nbconvert", "--to", "notebook", "--execute"])
+            .arg("--ExecutePreprocessor.kernel_name=puzzlebook")
+            .arg("--output-dir")
+            .arg(&out)
+            .args(notebooks)
+            .output()
+            .expect("jupyter nbconvert runs");
+        ok(o, "jupyter nbconvert --to notebook --execute");
+        out
+    }
+
     /// The test Python running `cli/tests/kernel/<script>`, in this Jupyter world.
     fn python(&self, script: &str) -> Command {
         let mut c = Command::new(python());
-        c.arg(cli_dir().join("tests/kernel").join(script))
-            .env("JUPYTER_PATH", self.jupyter_path())
+        c.arg(cli_dir().join("tests/kernel").join(script));
+        self.in_this_world(c)
+    }
+
+    /// `c` with Jupyter's folders pointing into this world.
+    fn in_this_world(&self, mut c: Command) -> Command {
+        c.env("JUPYTER_PATH", self.jupyter_path())
             .env("XDG_DATA_HOME", self.data_home())
             .env_remove("JUPYTER_DATA_DIR")
             .env("JUPYTER_RUNTIME_DIR", self.dir.path().join("runtime"))
@@ -145,12 +172,6 @@ fn read_json(p: &Path) -> Value {
         .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// evcxr_jupyter 0.22 numbers a cell's result one higher than the cell: its
-/// counter starts at 1 and it adds one before sending `execute_input`, so in
-/// Jupyter cell 1 shows `In [1]` but its result says `execution_count: 2`. The
-/// runner writes the cell's number on both.
-const EVCXR_COUNT_OFFSET: i64 = 1;
-
 /// The kernel loads the crate in the background; a cell that arrives first
 /// waits, and says so on its standard error ([`LOADING_NOTE`]), which the
 /// runner never prints. `nb` without those lines (and without a stream that
@@ -175,15 +196,31 @@ fn without_loading_notes(nb: &Value) -> Value {
     nb
 }
 
-/// `nb` with every result's execution count less `offset`.
-fn shift_counts(nb: &Value, offset: i64) -> Value {
+/// A kernel sends a cell's printed lines as many stream messages, which
+/// Jupyter shows as one: `nb` with each run of stream outputs of the same name
+/// joined into one (nbclient's `coalesce_streams`, which nbconvert leaves off).
+fn coalesce_streams(nb: &Value) -> Value {
     let mut nb = nb.clone();
     for cell in nb["cells"].as_array_mut().unwrap() {
-        for o in cell["outputs"].as_array_mut().into_iter().flatten() {
-            if let Some(n) = o.get("execution_count").and_then(Value::as_i64) {
-                o["execution_count"] = Value::from(n - offset);
+        let Some(outputs) = cell["outputs"].as_array_mut() else {
+            continue;
+        };
+        let mut joined_outputs: Vec<Value> = Vec::new();
+        for o in outputs.drain(..) {
+            if let Some(last) = joined_outputs.last_mut() {
+                if o["output_type"] == "stream"
+                    && last["output_type"] == "stream"
+                    && o["name"] == last["name"]
+                {
+                    let text = joined(&last["text"]) + &joined(&o["text"]);
+                    // As nbformat writes text: a list of lines.
+                    last["text"] = text.split_inclusive('\n').collect();
+                    continue;
+                }
             }
+            joined_outputs.push(o);
         }
+        *outputs = joined_outputs;
     }
     nb
 }
@@ -224,7 +261,7 @@ fn all_outputs(nb: &Value) -> Vec<&Value> {
 }
 
 #[test]
-fn every_notebook_gives_its_committed_outputs_in_jupyter() {
+fn every_notebook_gives_its_committed_outputs_under_nbconvert_with_its_defaults() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
     let mut notebooks: Vec<PathBuf> = std::fs::read_dir(root_dir().join("notebooks"))
@@ -234,19 +271,16 @@ fn every_notebook_gives_its_committed_outputs_in_jupyter() {
         .collect();
     notebooks.sort();
     assert_eq!(notebooks.len(), 4, "{notebooks:?}");
-    let executed = jupyter.execute(&notebooks);
+    let executed = jupyter.nbconvert(&notebooks);
 
     let mut tables = 0;
     for nb in &notebooks {
         let name = nb.file_name().unwrap();
         let committed = read_json(nb);
-        let ran = read_json(&executed.join(name));
+        let ran = coalesce_streams(&read_json(&executed.join(name)));
         let (want, got) = (
             outputs_text(&committed),
-            outputs_text(&shift_counts(
-                &without_loading_notes(&ran),
-                EVCXR_COUNT_OFFSET,
-            )),
+            outputs_text(&without_loading_notes(&ran)),
         );
         if want != got {
             let diff = similar::TextDiff::from_lines(&want, &got)
@@ -311,7 +345,7 @@ fn install_and_uninstall_touch_only_our_kernel() {
     std::fs::write(kernels.join("rust/kernel.json"), "{}").unwrap();
 
     let out = ok(
-        puzzlebook(&["kernel", "install", "--prefix", prefix])
+        puzzlebook(&["kernel", "install", "--no-build", "--prefix", prefix])
             .current_dir(root_dir())
             .output()
             .unwrap(),
@@ -459,4 +493,77 @@ fn the_kernel_answers_at_once_in_a_cold_build_folder_and_a_waiting_cell_can_be_i
         seen["ready_seconds"].as_f64().unwrap_or(0.0),
         seen["after"]["seconds"].as_f64().unwrap_or(0.0)
     );
+}
+
+#[test]
+fn install_builds_the_first_build_folder_and_later_kernels_start_from_it() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let jupyter = Jupyter::new();
+    // An empty cache folder, as on a machine that never ran the kernel.
+    let cache = jupyter.dir.path().join("fresh-cache");
+    let out = ok(
+        puzzlebook(&["kernel", "install", "--prefix"])
+            .arg(jupyter.prefix())
+            .arg("--root")
+            .arg(root_dir())
+            .env("XDG_CACHE_HOME", &cache)
+            .output()
+            .unwrap(),
+        "puzzlebook kernel install (with its build)",
+    );
+    assert!(
+        out.contains("Built the kernel's first build folder"),
+        "{out}"
+    );
+    assert!(out.contains("puzzlebook/kernel/slot-0"), "{out}");
+    // The kernel's first start then compiles none of the dependencies (cargo
+    // reports each crate it compiles on the kernel's standard error).
+    let report = jupyter.dir.path().join("warm-start.json");
+    let o = jupyter
+        .python("cold_start.py")
+        .arg("puzzlebook")
+        .arg(&report)
+        .env("XDG_CACHE_HOME", &cache)
+        .output()
+        .expect("python runs");
+    let stderr = text(&o.stderr);
+    ok(o, "cli/tests/kernel/cold_start.py");
+    let seen = read_json(&report);
+    assert_eq!(seen["after"]["result"], "42", "{seen:#}");
+    assert_compiled_no_dependency(&stderr);
+
+    // A second kernel, while the first holds slot-0, gets slot-1 and starts
+    // from slot-0's build instead of building again.
+    let slots = cache.join("puzzlebook/kernel");
+    let _first = BuildDirLock::acquire(&slots.join("slot-0")).expect("slot-0 is free");
+    let o = jupyter
+        .python("cold_start.py")
+        .arg("puzzlebook")
+        .arg(&report)
+        .env("XDG_CACHE_HOME", &cache)
+        .output()
+        .expect("python runs");
+    let stderr = text(&o.stderr);
+    ok(o, "cli/tests/kernel/cold_start.py (a second kernel)");
+    assert_eq!(read_json(&report)["after"]["result"], "42");
+    assert!(
+        stderr.contains(&format!(
+            "puzzlebook: started {} from the build in {}",
+            slots.join("slot-1").display(),
+            slots.join("slot-0").display()
+        )),
+        "{stderr}"
+    );
+    assert_compiled_no_dependency(&stderr);
+}
+
+/// Panics if cargo, in a kernel's standard error, compiled one of the
+/// library's heavy dependencies.
+fn assert_compiled_no_dependency(stderr: &str) {
+    for dependency in ["z3", "polars", "plotters"] {
+        assert!(
+            !stderr.contains(&format!("Compiling {dependency} v")),
+            "the kernel compiled {dependency}:\n{stderr}"
+        );
+    }
 }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
+use puzzlebook_cli::kernel::serve;
 use puzzlebook_cli::kernel::spec::{self, KernelSpec, Location};
 
 use super::Exit;
@@ -19,6 +20,10 @@ pub enum KernelCommand {
         /// The puzzlebook checkout the kernel loads.
         #[arg(long, default_value = ".")]
         root: PathBuf,
+        /// Do not build the kernel's first build folder now; its first start
+        /// in Jupyter then builds z3, polars and puzzlebook (minutes, once).
+        #[arg(long)]
+        no_build: bool,
     },
     /// Remove the kernelspec `install` wrote.
     Uninstall {
@@ -51,7 +56,11 @@ impl LocationArgs {
 /// Installs or removes the kernelspec.
 pub fn execute(k: KernelCommand) -> anyhow::Result<Exit> {
     match k {
-        KernelCommand::Install { location, root } => {
+        KernelCommand::Install {
+            location,
+            root,
+            no_build,
+        } => {
             let exe = std::env::current_exe().context("finding this binary's path")?;
             let spec = KernelSpec::new(exe, &root)?;
             let kernels = location.kernels_dir()?;
@@ -61,13 +70,41 @@ pub fn execute(k: KernelCommand) -> anyhow::Result<Exit> {
             println!(
                 "Installed the Jupyter kernel {:?} in {}\n\
                  It runs {} and loads the crate at {}.\n\
-                 Open the notebooks with `jupyter notebook notebooks/` (or `jupyter lab`) and pick that kernel.\n\
-                 Its first start on a machine compiles z3 and polars, a few minutes; later starts reuse that build.",
+                 Open the notebooks with `jupyter notebook notebooks/` (or `jupyter lab`) and pick that kernel.",
                 spec::DISPLAY_NAME,
                 dir.display(),
                 spec.exe.display(),
                 spec.crate_dir.display(),
             );
+            if no_build {
+                println!(
+                    "Not built (--no-build): the kernel's first start builds z3, polars and \
+                     puzzlebook while Jupyter waits for its first cell (minutes, once)."
+                );
+            } else {
+                let spinner = indicatif::ProgressBar::with_draw_target(
+                    None,
+                    indicatif::ProgressDrawTarget::stderr(),
+                );
+                spinner.set_style(
+                    indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
+                        .expect("a valid template"),
+                );
+                spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+                spinner.set_message(
+                    "building z3, polars and puzzlebook for the kernel (once; about 80 s on two \
+                     cores when nothing is built yet)",
+                );
+                let slot = serve::prepare_slot(&dir.join(spec::CONFIG_FOLDER)).context(
+                    "building the kernel's first build folder (skip it with --no-build)",
+                )?;
+                spinner.finish_and_clear();
+                println!(
+                    "Built the kernel's first build folder {} in {:.0} s: its first start is warm.",
+                    slot.display(),
+                    spinner.elapsed().as_secs_f64()
+                );
+            }
         }
         KernelCommand::Uninstall { location } => {
             let dir = spec::uninstall(&location.kernels_dir()?)?;

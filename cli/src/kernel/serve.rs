@@ -67,6 +67,76 @@ pub fn acquire_slot(root: &Path) -> Result<BuildDirLock, KernelError> {
     Err(KernelError::AllBusy(root.to_path_buf()))
 }
 
+/// Gives a cold build folder `slot` the build of a warm one under `root`, so a
+/// second kernel does not build z3, polars and puzzlebook again: copies the
+/// warm folder's `target` (and its `Cargo.lock`) with `cp -a`, which keeps
+/// the timestamps cargo's freshness checks compare. The dependencies' builds
+/// do not depend on the folder they are in, so cargo finds them fresh; only
+/// the per-cell crate is rebuilt. Returns the folder copied from, if any.
+///
+/// A warm folder may belong to a running kernel; the dependencies in it are
+/// written once and never change, so copying them while it runs is safe.
+pub fn seed_from_warm_slot(root: &Path, slot: &Path) -> Option<PathBuf> {
+    if has_built_crate(slot) {
+        return None;
+    }
+    let warm = (0..MAX_SLOTS)
+        .map(|n| root.join(format!("slot-{n}")))
+        .find(|d| d != slot && has_built_crate(d))?;
+    // `target/.` merges into what the engine's start may already have made.
+    std::fs::create_dir_all(slot.join("target")).ok()?;
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg("--reflink=auto")
+        .arg(warm.join("target/."))
+        .arg(slot.join("target"))
+        .status()
+        .is_ok_and(|s| s.success());
+    if !copied {
+        // Half a copy is worse than none: cargo would rebuild around it.
+        let _ = std::fs::remove_dir_all(slot.join("target"));
+        return None;
+    }
+    let _ = std::fs::copy(warm.join("Cargo.lock"), slot.join("Cargo.lock"));
+    Some(warm)
+}
+
+/// Whether a build folder holds a build of the puzzlebook crate (evcxr builds
+/// into `target/debug/deps` or `target/<host triple>/debug/deps`).
+fn has_built_crate(slot: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(slot.join("target")) else {
+        return false;
+    };
+    entries
+        .flatten()
+        .map(|e| e.path().join("debug/deps"))
+        .chain([slot.join("target/debug/deps")])
+        .filter_map(|deps| std::fs::read_dir(deps).ok())
+        .flatten()
+        .flatten()
+        .any(|f| {
+            let name = f.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("libpuzzlebook-") && name.ends_with(".rlib")
+        })
+}
+
+/// Builds what a kernel's first start builds (z3, polars and puzzlebook, in the
+/// first free build folder, with the kernelspec's `config` folder), so that
+/// start is warm; returns the folder. `kernel install` calls it.
+///
+/// Sets the engine's environment variables, so call it before any thread starts.
+pub fn prepare_slot(config: &Path) -> Result<PathBuf, KernelError> {
+    let slot = acquire_slot(&slots_dir())?;
+    seed_from_warm_slot(&slots_dir(), &slot.dir);
+    engine_environment(&slot.dir, config).map_err(KernelError::Environment)?;
+    let (mut ctx, _outputs) =
+        evcxr::CommandContext::new().map_err(|e| KernelError::Server(e.into()))?;
+    ctx.execute(":load_config --quiet")
+        .map_err(|e| KernelError::Server(anyhow::anyhow!("loading the crate: {e}")))?;
+    Ok(slot.dir.clone())
+}
+
 /// Serves as the Jupyter kernel until Jupyter shuts it down.
 ///
 /// Call it from `main` before any thread starts (it sets environment
@@ -83,7 +153,17 @@ pub fn serve(connection_file: &Path) -> Result<(), KernelError> {
     };
     let slot = acquire_slot(&slots_dir())?;
     engine_environment(&slot.dir, &config).map_err(KernelError::Environment)?;
-    let result = super::jupyter::run(connection_file).map_err(KernelError::Server);
+    let dir = slot.dir.clone();
+    let seed = move || {
+        if let Some(warm) = seed_from_warm_slot(&slots_dir(), &dir) {
+            eprintln!(
+                "puzzlebook: started {} from the build in {}",
+                dir.display(),
+                warm.display()
+            );
+        }
+    };
+    let result = super::jupyter::run(connection_file, seed).map_err(KernelError::Server);
     drop(slot);
     result
 }
@@ -103,6 +183,41 @@ mod tests {
         assert_eq!(connection_file_arg(os(&["pb", "report"])), None);
         assert_eq!(
             connection_file_arg(os(&["pb", "run", "--control_file", "x"])),
+            None
+        );
+    }
+
+    #[test]
+    fn a_cold_slot_starts_from_a_warm_one() {
+        let d = tempfile::tempdir().unwrap();
+        let warm = d
+            .path()
+            .join("slot-0/target/x86_64-unknown-linux-gnu/debug/deps");
+        std::fs::create_dir_all(&warm).unwrap();
+        std::fs::write(warm.join("libpuzzlebook-0123.rlib"), "built").unwrap();
+        std::fs::write(d.path().join("slot-0/Cargo.lock"), "lock").unwrap();
+        // The engine's start already made a target folder in the cold slot.
+        let cold = d.path().join("slot-1");
+        std::fs::create_dir_all(cold.join("target/debug")).unwrap();
+        assert_eq!(
+            seed_from_warm_slot(d.path(), &cold),
+            Some(d.path().join("slot-0"))
+        );
+        let copied =
+            cold.join("target/x86_64-unknown-linux-gnu/debug/deps/libpuzzlebook-0123.rlib");
+        assert_eq!(std::fs::read_to_string(&copied).unwrap(), "built");
+        assert_eq!(
+            std::fs::read_to_string(cold.join("Cargo.lock")).unwrap(),
+            "lock"
+        );
+        // The same modification time, which cargo's freshness check compares.
+        let mtime = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+        assert_eq!(mtime(&copied), mtime(&warm.join("libpuzzlebook-0123.rlib")));
+        // A warm slot is left alone, and with nothing warm there is nothing to do.
+        assert_eq!(seed_from_warm_slot(d.path(), &cold), None);
+        let lonely = tempfile::tempdir().unwrap();
+        assert_eq!(
+            seed_from_warm_slot(lonely.path(), &lonely.path().join("slot-0")),
             None
         );
     }

@@ -45,6 +45,10 @@ pub(crate) struct Server {
     wait_interrupted: Arc<AtomicBool>,
 }
 
+/// puzzlebook: work for the loading thread before `:load_config`, such as
+/// giving a cold build folder a warm one's build.
+pub(crate) type BeforeLoad = Box<dyn FnOnce() + Send>;
+
 /// puzzlebook: how the background `:load_config` (which builds z3, polars and
 /// puzzlebook in a cold build folder) is going.
 #[derive(Clone)]
@@ -63,14 +67,16 @@ enum LoadState {
 impl Loading {
     /// Runs `:load_config` on `context` in a thread of its own, holding the
     /// engine until it is done.
-    fn start(context: Arc<std::sync::Mutex<CommandContext>>) -> Loading {
+    fn start(context: Arc<std::sync::Mutex<CommandContext>>, before_load: BeforeLoad) -> Loading {
         let loading = Loading {
             state: Arc::new(std::sync::Mutex::new(LoadState::Running)),
             started: Instant::now(),
         };
         let state = Arc::clone(&loading.state);
         std::thread::spawn(move || {
-            let result = context.lock().unwrap().execute(":load_config");
+            let mut engine = context.lock().unwrap();
+            before_load();
+            let result = engine.execute(":load_config --quiet");
             *state.lock().unwrap() = match result {
                 Ok(_) => LoadState::Done,
                 Err(e) => LoadState::Failed(e.to_string()),
@@ -97,7 +103,7 @@ enum NotLoaded {
 }
 
 impl Server {
-    pub(crate) fn run(config: &control_file::Control) -> Result<()> {
+    pub(crate) fn run(config: &control_file::Control, before_load: BeforeLoad) -> Result<()> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             // We only technically need 1 thread. However we've observed that
             // when using vscode's jupyter extension, we can get requests on the
@@ -113,13 +119,14 @@ impl Server {
             .build()
             .unwrap();
         let handle = runtime.handle().clone();
-        runtime.block_on(Self::run_async(config, handle))?;
+        runtime.block_on(Self::run_async(config, handle, before_load))?;
         Ok(())
     }
 
     async fn run_async(
         config: &control_file::Control,
         tokio_handle: tokio::runtime::Handle,
+        before_load: BeforeLoad,
     ) -> Result<()> {
         let (connection_group, group_shutdown) = ConnectionGroup::new();
         let mut heartbeat = bind_socket::<zeromq::RepSocket>(
@@ -166,7 +173,7 @@ impl Server {
         let (context, outputs) = CommandContext::new()?;
         let process_handle = context.process_handle();
         let context = Arc::new(std::sync::Mutex::new(context));
-        let loading = Loading::start(Arc::clone(&context));
+        let loading = Loading::start(Arc::clone(&context), before_load);
         let server = Server {
             iopub,
             latest_execution_request: Arc::new(Mutex::new(None)),
@@ -292,7 +299,10 @@ impl Server {
         receiver: &mut tokio::sync::mpsc::UnboundedReceiver<JupyterMessage>,
         execution_reply_sender: &tokio::sync::mpsc::UnboundedSender<JupyterMessage>,
     ) -> Result<()> {
-        let mut execution_count = 1;
+        // puzzlebook: the first cell is number 1, as in every Jupyter kernel
+        // and in the runner's notebooks (evcxr_jupyter started at 1 and added
+        // one before the first cell, so its first result said 2).
+        let mut execution_count = 0;
         // puzzlebook: the cells run so far (for the names their `use` items
         // bring in from z3), and the variables holding Z3 values after the
         // last cell.

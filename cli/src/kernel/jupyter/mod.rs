@@ -5,12 +5,14 @@
 //! The changes, all in `core.rs` and marked `puzzlebook:`:
 //! - the crate is loaded (`:load_config`, which builds z3, polars and
 //!   puzzlebook in a cold slot) while the kernel already answers
-//!   `kernel_info_request`, so Jupyter's 60-second start-up timeout holds;
+//!   `kernel_info_request`, so Jupyter's 60-second start-up timeout holds
+//!   (a cold build folder is first given a warm one's build, on that thread);
 //! - a cell that arrives before the load is done waits with progress as
 //!   stream output, and an interrupt stops the wait;
 //! - completion and inspection answer empty while the load holds the engine;
 //! - after each cell, a variable that holds a Z3 value is named at once, and a
-//!   later cell's SIGSEGV repeats it (as the runner does, [`crate::pipeline::execute`]).
+//!   later cell's SIGSEGV repeats it (as the runner does, [`crate::pipeline::execute`]);
+//! - cells are numbered from 1 (evcxr_jupyter's first result said 2).
 
 macro_rules! object {
     () => {
@@ -38,8 +40,12 @@ mod jupyter_message;
 pub use self::core::LOADING_NOTE;
 
 /// Serves the kernel on the connection file `control_file` until Jupyter
-/// shuts it down.
-pub fn run(control_file: &std::path::Path) -> anyhow::Result<()> {
+/// shuts it down; `before_load` runs on the loading thread, while the kernel
+/// already answers, before the crate is loaded.
+pub fn run(
+    control_file: &std::path::Path,
+    before_load: impl FnOnce() + Send + 'static,
+) -> anyhow::Result<()> {
     let config = control_file::Control::parse_file(&control_file.to_string_lossy())?;
-    core::Server::run(&config)
+    core::Server::run(&config, Box::new(before_load))
 }
