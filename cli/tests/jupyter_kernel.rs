@@ -128,6 +128,24 @@ impl Jupyter {
         out
     }
 
+    /// Starts the kernel with jupyter_client and runs cli/tests/kernel/cold_start.py
+    /// (a cell interrupted while it waits, then `40 + 2`), with `cache` as the
+    /// cache folder; returns what the script recorded and the kernel's
+    /// standard error (where cargo reports what it compiles).
+    fn start_kernel(&self, cache: &Path, what: &str) -> (Value, String) {
+        let report = self.dir.path().join("start.json");
+        let o = self
+            .python("cold_start.py")
+            .arg("puzzlebook")
+            .arg(&report)
+            .env("XDG_CACHE_HOME", cache)
+            .output()
+            .expect("python runs");
+        let stderr = text(&o.stderr);
+        ok(o, &format!("cli/tests/kernel/cold_start.py ({what})"));
+        (read_json(&report), stderr)
+    }
+
     /// The test Python running `cli/tests/kernel/<script>`, in this Jupyter world.
     fn python(&self, script: &str) -> Command {
         let mut c = Command::new(python());
@@ -462,16 +480,7 @@ fn the_kernel_answers_at_once_in_a_cold_build_folder_and_a_waiting_cell_can_be_i
     // A cache folder of its own: the kernel's build folder starts empty, so
     // loading the crate builds z3, polars and puzzlebook (minutes).
     let cache = jupyter.dir.path().join("cold-cache");
-    let report = jupyter.dir.path().join("cold-start.json");
-    let o = jupyter
-        .python("cold_start.py")
-        .arg("puzzlebook")
-        .arg(&report)
-        .env("XDG_CACHE_HOME", &cache)
-        .output()
-        .expect("python runs");
-    ok(o, "cli/tests/kernel/cold_start.py");
-    let seen = read_json(&report);
+    let (seen, _) = jupyter.start_kernel(&cache, "a cold build folder");
     // It started within jupyter_client's 60 s (else the script failed), while
     // the build had not even begun; the first cell says what it waits for ...
     let interrupted = &seen["interrupted"];
@@ -518,17 +527,7 @@ fn install_builds_the_first_build_folder_and_later_kernels_start_from_it() {
     assert!(out.contains("puzzlebook/kernel/slot-0"), "{out}");
     // The kernel's first start then compiles none of the dependencies (cargo
     // reports each crate it compiles on the kernel's standard error).
-    let report = jupyter.dir.path().join("warm-start.json");
-    let o = jupyter
-        .python("cold_start.py")
-        .arg("puzzlebook")
-        .arg(&report)
-        .env("XDG_CACHE_HOME", &cache)
-        .output()
-        .expect("python runs");
-    let stderr = text(&o.stderr);
-    ok(o, "cli/tests/kernel/cold_start.py");
-    let seen = read_json(&report);
+    let (seen, stderr) = jupyter.start_kernel(&cache, "the first kernel");
     assert_eq!(seen["after"]["result"], "42", "{seen:#}");
     assert_compiled_no_dependency(&stderr);
 
@@ -536,16 +535,8 @@ fn install_builds_the_first_build_folder_and_later_kernels_start_from_it() {
     // from slot-0's build instead of building again.
     let slots = cache.join("puzzlebook/kernel");
     let _first = BuildDirLock::acquire(&slots.join("slot-0")).expect("slot-0 is free");
-    let o = jupyter
-        .python("cold_start.py")
-        .arg("puzzlebook")
-        .arg(&report)
-        .env("XDG_CACHE_HOME", &cache)
-        .output()
-        .expect("python runs");
-    let stderr = text(&o.stderr);
-    ok(o, "cli/tests/kernel/cold_start.py (a second kernel)");
-    assert_eq!(read_json(&report)["after"]["result"], "42");
+    let (seen, stderr) = jupyter.start_kernel(&cache, "a second kernel");
+    assert_eq!(seen["after"]["result"], "42", "{seen:#}");
     assert!(
         stderr.contains(&format!(
             "puzzlebook: started {} from the build in {}",
