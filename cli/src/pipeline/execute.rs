@@ -240,12 +240,6 @@ impl Engine {
         }
         Ok(outputs(stdout, stderr, evaluated))
     }
-
-    /// The variables that hold a value of a `z3` type, with their types, given
-    /// the sources of the cells run so far.
-    fn z3_variables(&self, sources: &[&str]) -> Vec<(String, String)> {
-        z3_variables(&self.ctx, sources)
-    }
 }
 
 /// The variables `ctx` keeps that hold a value of a `z3` type, with their
@@ -475,7 +469,7 @@ fn run_in_dir(
             }
         };
         sources.push(&cell.source);
-        let held = engine.z3_variables(&sources);
+        let held = z3_variables(&engine.ctx, &sources);
         if !held.is_empty() && held != z3_vars {
             progress(Progress::Z3Values { index, vars: &held });
         }

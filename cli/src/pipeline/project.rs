@@ -353,7 +353,8 @@ impl Session<'_> {
     /// its outputs.
     fn check_one(&mut self, l: &Loaded, execute: bool) -> Result<Verdict, RunnerError> {
         let label = &l.label;
-        let stale = stages::staleness(&l.nb, &l.on_disk, &self.fingerprint, label, &self.book);
+        let committed = book::files(&l.nb, label, &self.book);
+        let stale = stages::staleness(&l.nb, &committed, &l.on_disk, &self.fingerprint);
         let mut verdict = Verdict::Ok;
         if stale.is_empty() {
             println!("{label}: fresh");
@@ -402,19 +403,18 @@ impl Session<'_> {
             return Err(RunnerError::Interrupted);
         }
         let label = &l.label;
-        let stale = stages::staleness(&l.nb, &l.on_disk, &self.fingerprint, label, &self.book);
+        let committed = book::files(&l.nb, label, &self.book);
+        let stale = stages::staleness(&l.nb, &committed, &l.on_disk, &self.fingerprint);
         let needs_run = force || stale.iter().any(|s| matches!(s, Staleness::Cells(_)));
-        let fresh = if needs_run {
-            self.execute(&l.path, &l.nb)?
-        } else {
-            l.nb.clone()
-        };
-        if needs_run {
+        let (fresh, rendered) = if needs_run {
             self.executed += 1;
+            let fresh = self.execute(&l.path, &l.nb)?;
+            let rendered = book::files(&fresh, label, &self.book);
+            (fresh, rendered)
         } else {
             self.fresh += 1;
-        }
-        let rendered = book::files(&fresh, label, &self.book);
+            (l.nb.clone(), committed)
+        };
         let new_nb = fresh.to_json();
         if engine::interrupted() {
             return Err(RunnerError::Interrupted);

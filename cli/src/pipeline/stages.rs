@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use super::book::{self, Book};
 use super::hash;
 use super::notebook::{Notebook, Output};
 use super::report;
@@ -38,7 +37,7 @@ pub fn expected_hashes(nb: &Notebook, fingerprint: &str) -> Vec<String> {
     hash::chain(fingerprint, nb.code_cells().map(|(_, c)| c.source.as_str()))
 }
 
-/// The rendered files that differ from those on disk, by name. Both maps are
+/// The rendered files ([`super::book::files`]) that differ from those on disk, by name. Both maps are
 /// keyed by path relative to the reports folder.
 pub fn file_changes(
     rendered: &BTreeMap<String, String>,
@@ -62,15 +61,14 @@ pub fn file_changes(
     out
 }
 
-/// What is stale in `nb` and its rendered files (`on_disk`, keyed by path
-/// relative to the reports folder). An empty list means fresh: `report` has
-/// nothing to do.
+/// What is stale in `nb` and its files: `rendered` is what `nb` renders to
+/// ([`book::files`]), `on_disk` what is there, both keyed by path relative to
+/// the reports folder. An empty list means fresh: `report` has nothing to do.
 pub fn staleness(
     nb: &Notebook,
+    rendered: &BTreeMap<String, String>,
     on_disk: &BTreeMap<String, String>,
     fingerprint: &str,
-    source: &str,
-    book: &Book,
 ) -> Vec<Staleness> {
     let expected = expected_hashes(nb, fingerprint);
     let stale: Vec<(usize, String)> = nb
@@ -84,7 +82,7 @@ pub fn staleness(
     if !stale.is_empty() {
         out.push(Staleness::Cells(stale));
     }
-    let changes = file_changes(&book::files(nb, source, book), on_disk);
+    let changes = file_changes(rendered, on_disk);
     if !changes.is_empty() {
         out.push(Staleness::Files(changes));
     }
