@@ -1,37 +1,56 @@
 //! The library a notebook loads with `:dep` builds none of the command's
 //! dependencies: `cargo tree -p puzzlebook` shows no evcxr, clap or indicatif.
+//! Without its `polars` feature it builds no polars either.
 
 use std::process::Command;
 
-#[test]
-fn the_notebook_dependency_pulls_in_no_evcxr() {
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "--offline",
-            "--package",
-            "puzzlebook",
-            "--edges",
-            "normal",
-            "--prefix",
-            "none",
-            "--manifest-path",
-        ])
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
-        .output()
-        .expect("cargo runs");
+/// The library's normal dependency tree, one crate per line, with `features`.
+fn tree(features: &[&str]) -> String {
+    let mut c = Command::new(env!("CARGO"));
+    c.args([
+        "tree",
+        "--offline",
+        "--package",
+        "puzzlebook",
+        "--edges",
+        "normal",
+        "--prefix",
+        "none",
+        "--manifest-path",
+    ])
+    .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"));
+    for f in features {
+        c.args(["--features", f]);
+    }
+    let out = c.output().expect("cargo runs");
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let tree = String::from_utf8_lossy(&out.stdout);
-    assert!(tree.contains("z3 v0.22"), "{tree}");
-    assert!(tree.contains("polars v0.55"), "{tree}");
-    for banned in ["evcxr", "clap ", "indicatif", "pulldown-cmark"] {
-        assert!(
-            !tree.lines().any(|l| l.starts_with(banned)),
-            "{banned} is in the notebook's dependency tree"
-        );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn has(tree: &str, krate: &str) -> bool {
+    tree.lines().any(|l| l.starts_with(krate))
+}
+
+#[test]
+fn the_notebook_dependency_pulls_in_no_evcxr() {
+    for features in [&[][..], &["polars"]] {
+        let tree = tree(features);
+        assert!(has(&tree, "z3 v0.22"), "{tree}");
+        for banned in ["evcxr", "clap ", "indicatif", "pulldown-cmark"] {
+            assert!(
+                !has(&tree, banned),
+                "{banned} is in the notebook's dependency tree with {features:?}"
+            );
+        }
     }
+}
+
+#[test]
+fn polars_comes_only_with_its_feature() {
+    assert!(!has(&tree(&[]), "polars"), "{}", tree(&[]));
+    assert!(has(&tree(&["polars"]), "polars v0.55"));
 }

@@ -78,15 +78,18 @@ pub enum Group {
     SumProduct,
     /// `report` fresh against `report --force`.
     Report,
+    /// A notebook cell that calls the crate, as evcxr runs it.
+    Cells,
 }
 
 impl Group {
     /// Every group.
-    pub const ALL: [Group; 5] = [
+    pub const ALL: [Group; 6] = [
         Group::TwentyFour,
         Group::Srat,
         Group::Calculator,
         Group::SumProduct,
+        Group::Cells,
         Group::Report,
     ];
 }
@@ -438,6 +441,120 @@ pub fn report(binary: &Path, root: &Path, repeat: usize) -> Result<Vec<Measureme
     Ok(rows)
 }
 
+/// One way of loading the crate in the cells group: a name and its `:dep` cell.
+const CELL_SETUPS: [(&str, &str); 2] = [
+    (
+        "with polars (all notebooks before)",
+        ":dep puzzlebook = { path = \"..\", features = [\"polars\"] }\nuse puzzlebook::prelude::*;",
+    ),
+    (
+        "without polars (notebooks 01-03 now)",
+        ":dep puzzlebook = { path = \"..\" }\nuse puzzlebook::prelude::*;",
+    ),
+];
+
+/// The cells the group times: one that ends in the answer, an `Option<String>`
+/// that evcxr shows with `Debug` after a second compile, and the same call as
+/// a statement, which compiles once, as most notebook cells do.
+pub const TIMED_CELLS: [(&str, &str); 2] = [
+    ("value", "twenty_four::solve_24(&[1, 5, 5, 5])?"),
+    ("statement", "twenty_four::solve_24(&[1, 5, 5, 5])?;"),
+];
+
+/// A notebook of code cells with these sources, and no outputs.
+fn notebook_of(sources: &[String]) -> serde_json::Value {
+    let cells: Vec<serde_json::Value> = sources
+        .iter()
+        .enumerate()
+        .map(|(i, src)| {
+            serde_json::json!({
+                "cell_type": "code",
+                "execution_count": null,
+                "id": format!("bench-{i}"),
+                "metadata": {},
+                "outputs": [],
+                "source": src,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "cells": cells,
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    })
+}
+
+/// The cells group: for each setup and each timed cell, a throwaway notebook
+/// that loads the crate, runs the cell once to warm up, then `cells` times
+/// more; each run by `binary run --timings` on a copy of `root`, in the usual
+/// evcxr build folder. A row's median is that of the timed cells, as
+/// `--timings` reports them.
+pub fn cells(binary: &Path, root: &Path, cells: usize) -> Result<Vec<Measurement>, BenchError> {
+    let fail = BenchError::Report;
+    let copy = tempfile::tempdir().map_err(|e| fail(e.to_string()))?;
+    copy_project(root, copy.path()).map_err(|e| {
+        fail(format!(
+            "copying {} to a temporary folder: {e}",
+            root.display()
+        ))
+    })?;
+    let group = format!("a cell that calls the crate (median of {cells})");
+    let mut rows = Vec::new();
+    for (kind, cell) in TIMED_CELLS {
+        for (i, (setup, dep)) in CELL_SETUPS.iter().enumerate() {
+            let mut sources = vec![dep.to_string()];
+            sources.extend(std::iter::repeat_n(cell.to_string(), cells + 1));
+            let path = copy
+                .path()
+                .join(format!("notebooks/bench-{kind}-{i}.ipynb"));
+            std::fs::write(&path, notebook_of(&sources).to_string())
+                .map_err(|e| fail(format!("{}: {e}", path.display())))?;
+            let cpu = cpu_time();
+            let out = Command::new(binary)
+                .arg("run")
+                .arg("--timings")
+                .arg("--root")
+                .arg(copy.path())
+                .arg(&path)
+                .output()
+                .map_err(|e| fail(format!("{}: {e}", binary.display())))?;
+            let cpu = cpu_time().saturating_sub(cpu);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if !out.status.success() {
+                return Err(fail(format!(
+                    "`puzzlebook run --timings` failed:\n{stderr}"
+                )));
+            }
+            // Code cells 1 (the `:dep`) and 2 (the warm-up) are not timed.
+            let timed: Vec<(f64, usize)> = stderr
+                .lines()
+                .filter_map(crate::pipeline::project::parse_timing_line)
+                .filter(|(index, _, _)| *index > 2)
+                .map(|(_, secs, compiles)| (secs, compiles))
+                .collect();
+            if timed.len() != cells {
+                return Err(fail(format!(
+                    "expected {cells} timed cells from `run --timings`, read {}:\n{stderr}",
+                    timed.len()
+                )));
+            }
+            let times: Vec<Duration> = timed.iter().map(|t| Duration::from_secs_f64(t.0)).collect();
+            let compiles: usize = timed.iter().map(|t| t.1).sum();
+            rows.push(Measurement {
+                group: group.clone(),
+                case: format!("`{cell}` ({kind}), {setup}"),
+                result: format!("{compiles} compiles"),
+                items: cells,
+                total: times.iter().sum(),
+                cpu,
+                median: median(times),
+            });
+        }
+    }
+    Ok(rows)
+}
+
 /// Where the measurements come from.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -467,6 +584,7 @@ pub fn run(
             Group::Srat => srat(repeat)?,
             Group::Calculator => calculator(repeat)?,
             Group::SumProduct => sum_product(repeat, &[9, 100, 1000])?,
+            Group::Cells => cells(&options.binary, &options.root, repeat)?,
             Group::Report => report(&options.binary, &options.root, repeat)?,
         });
     }

@@ -137,6 +137,21 @@ pub fn engine_environment(build_dir: &Path, config_dir: &Path) -> Result<(), Str
     Ok(())
 }
 
+/// Copies the checkout's `Cargo.lock` into evcxr's build folder, so that the
+/// cell crate's dependencies resolve to the versions the report hash covers.
+///
+/// evcxr's cell crate has a lock file of its own, which cargo rewrites to hold
+/// only what the current `:dep` lines need. A notebook without the `polars`
+/// feature drops polars from it, and the next one with the feature would then
+/// resolve polars afresh from the registry: possibly newer versions, and a
+/// rebuild of minutes. Call this before an engine starts, and before a `:dep`.
+pub fn pin_versions(checkout: &Path, build_dir: &Path) -> Result<(), EngineError> {
+    let to = build_dir.join("Cargo.lock");
+    std::fs::copy(checkout.join("Cargo.lock"), &to)
+        .map(drop)
+        .map_err(|source| EngineError::Io { path: to, source })
+}
+
 /// The optimisation level cells and their dependencies are compiled at.
 ///
 /// Level 0 compiles polars and z3 several times faster than evcxr's default 2,

@@ -193,6 +193,34 @@ fn the_first_cell_to_use_a_question_mark_still_shows_its_table() {
     );
 }
 
+/// `run --timings` for a fixture notebook: what it printed, and each code
+/// cell's number of compiles, by index.
+fn timed_run(name: &str) -> (String, Vec<(usize, usize)>) {
+    let f = Fixture::new(&[name]);
+    let nb = f.notebook(name);
+    let o = run(f.cmd(&["run", "--timings"]).arg(&nb));
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let compiles = err
+        .lines()
+        .filter_map(puzzlebook_cli::pipeline::project::parse_timing_line)
+        .map(|(index, _, compiles)| (index, compiles))
+        .collect();
+    (text(&o.stdout), compiles)
+}
+
+#[test]
+fn run_timings_names_each_cells_time_and_compiles() {
+    let _g = lock();
+    let (out, compiles) = timed_run("debug-values.ipynb");
+    // evcxr compiles a cell that ends in a value without `evcxr_display` twice:
+    // `(value).evcxr_display()` fails, then it prints the value with Debug.
+    // A table has its own `evcxr_display`, so its cell compiles once.
+    assert_eq!(compiles, [(1, 1), (2, 2), (3, 2), (4, 2), (5, 1)], "{out}");
+    assert!(out.starts_with("Some(\"x\")\n2\n[(1, 'a')]\n"), "{out}");
+    assert!(out.contains("| answer |"), "{out}");
+}
+
 #[test]
 fn a_failing_cell_names_its_notebook_and_cell_and_changes_nothing() {
     let _g = lock();

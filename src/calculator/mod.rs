@@ -2,7 +2,7 @@
 //!
 //! Buttons and their simulator ([`Button`]), levels ([`Level`]), the write-up's
 //! Z3 step model and its SMT-LIB script ([`model`]), and an exhaustive search
-//! for the buttons the model cannot express ([`search`]).
+//! for the buttons the model cannot express ([`search`](mod@search)).
 
 pub mod button;
 pub mod level;

@@ -95,9 +95,10 @@ pub fn execute(k: KernelCommand) -> anyhow::Result<Exit> {
                     "building z3, polars and puzzlebook for the kernel (once; about 80 s on two \
                      cores when nothing is built yet)",
                 );
-                let slot = serve::prepare_slot(&dir.join(spec::CONFIG_FOLDER)).context(
-                    "building the kernel's first build folder (skip it with --no-build)",
-                )?;
+                let slot = serve::prepare_slot(&dir.join(spec::CONFIG_FOLDER), &spec.crate_dir)
+                    .context(
+                        "building the kernel's first build folder (skip it with --no-build)",
+                    )?;
                 spinner.finish_and_clear();
                 println!(
                     "Built the kernel's first build folder {} in {:.0} s: its first start is warm.",

@@ -13,6 +13,9 @@ use super::{Exit, ProjectArgs};
 pub struct RunArgs {
     /// The notebook (.ipynb).
     notebook: PathBuf,
+    /// Print each cell's time and number of compiles on stderr
+    #[arg(long)]
+    timings: bool,
     #[command(flatten)]
     project: ProjectArgs,
 }
@@ -21,7 +24,7 @@ pub struct RunArgs {
 pub fn execute(a: RunArgs) -> anyhow::Result<Exit> {
     // Ctrl-C stops the run between steps, with nothing half-written.
     puzzlebook_cli::engine::catch_interrupts();
-    let v = project::run(&a.project.project(), &a.notebook)
+    let v = project::run(&a.project.project(), &a.notebook, a.timings)
         .with_context(|| format!("running {}", a.notebook.display()))?;
     Ok(v.into())
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use super::spec::CONTROL_FILE_ARG;
-use crate::engine::{cache_dir, engine_environment, BuildDirLock, EngineError};
+use crate::engine::{cache_dir, engine_environment, pin_versions, BuildDirLock, EngineError};
 
 /// How many kernels may run at once, each with its own build folder.
 pub const MAX_SLOTS: usize = 32;
@@ -121,20 +121,41 @@ fn has_built_crate(slot: &Path) -> bool {
         })
 }
 
-/// Builds what a kernel's first start builds (z3, polars and puzzlebook, in the
-/// first free build folder, with the kernelspec's `config` folder), so that
-/// start is warm; returns the folder. `kernel install` calls it.
+/// Builds what the kernel's notebooks build, in the first free build folder,
+/// with the kernelspec's `config` folder, so that no first start or first
+/// notebook waits for it; returns the folder. `kernel install` calls it.
+///
+/// That is the crate as a kernel loads it (z3, plotters and puzzlebook), and
+/// the crate with its `polars` feature, as notebook 04 loads it.
 ///
 /// Sets the engine's environment variables, so call it before any thread starts.
-pub fn prepare_slot(config: &Path) -> Result<PathBuf, KernelError> {
+pub fn prepare_slot(config: &Path, checkout: &Path) -> Result<PathBuf, KernelError> {
     let slot = acquire_slot(&slots_dir())?;
     seed_from_warm_slot(&slots_dir(), &slot.dir);
+    pin_versions(checkout, &slot.dir).map_err(|e| KernelError::Server(e.into()))?;
     engine_environment(&slot.dir, config).map_err(KernelError::Environment)?;
     let (mut ctx, _outputs) =
         evcxr::CommandContext::new().map_err(|e| KernelError::Server(e.into()))?;
-    ctx.execute(":load_config --quiet")
-        .map_err(|e| KernelError::Server(anyhow::anyhow!("loading the crate: {e}")))?;
+    let with_polars = format!(
+        ":dep puzzlebook = {{ path = {}, features = [\"polars\"] }}",
+        serde_json::to_string(&checkout.to_string_lossy()).expect("a string")
+    );
+    // `:load_config` first: it sets the optimisation level both builds use.
+    for command in [":load_config --quiet", with_polars.as_str()] {
+        ctx.execute(command)
+            .map_err(|e| KernelError::Server(anyhow::anyhow!("loading the crate: {e}")))?;
+    }
     Ok(slot.dir.clone())
+}
+
+/// The checkout the kernelspec whose evcxr `config` folder this is loads: the
+/// `crate` in its kernel.json's metadata.
+fn checkout_of(config: &Path) -> Option<PathBuf> {
+    let json = std::fs::read_to_string(config.parent()?.join("kernel.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&json).ok()?;
+    Some(PathBuf::from(
+        json["metadata"]["puzzlebook"]["crate"].as_str()?,
+    ))
 }
 
 /// Serves as the Jupyter kernel until Jupyter shuts it down.
@@ -154,16 +175,31 @@ pub fn serve(connection_file: &Path) -> Result<(), KernelError> {
     let slot = acquire_slot(&slots_dir())?;
     engine_environment(&slot.dir, &config).map_err(KernelError::Environment)?;
     let dir = slot.dir.clone();
-    let seed = move || {
-        if let Some(warm) = seed_from_warm_slot(&slots_dir(), &dir) {
-            eprintln!(
-                "puzzlebook: started {} from the build in {}",
-                dir.display(),
-                warm.display()
-            );
+    let checkout = checkout_of(&config);
+    let pin = {
+        let (dir, checkout) = (dir.clone(), checkout.clone());
+        move || {
+            if let Some(checkout) = &checkout {
+                if let Err(e) = pin_versions(checkout, &dir) {
+                    eprintln!("puzzlebook: {e}");
+                }
+            }
         }
     };
-    let result = super::jupyter::run(connection_file, seed).map_err(KernelError::Server);
+    let seed = {
+        let pin = pin.clone();
+        move || {
+            if let Some(warm) = seed_from_warm_slot(&slots_dir(), &dir) {
+                eprintln!(
+                    "puzzlebook: started {} from the build in {}",
+                    dir.display(),
+                    warm.display()
+                );
+            }
+            pin();
+        }
+    };
+    let result = super::jupyter::run(connection_file, seed, pin).map_err(KernelError::Server);
     drop(slot);
     result
 }

@@ -82,6 +82,8 @@ pub enum Progress<'a> {
         index: usize,
         /// Its outputs.
         outputs: &'a [Output],
+        /// Its time and number of compiles.
+        stats: CellStats,
     },
 }
 
@@ -207,7 +209,11 @@ impl Engine {
 
     /// Runs one cell: its outputs, or why it failed. A watchdog kills the
     /// evcxr process if the cell is still running after `timeout`.
-    fn run(&mut self, source: &str, timeout: Duration) -> Result<Vec<Output>, CellFailure> {
+    fn run(
+        &mut self,
+        source: &str,
+        timeout: Duration,
+    ) -> Result<(Vec<Output>, CellStats), CellFailure> {
         let child = self.ctx.process_handle();
         let (done, finished) = std::sync::mpsc::channel::<()>();
         let watchdog = std::thread::spawn(move || {
@@ -221,7 +227,9 @@ impl Engine {
             }
             timed_out
         });
+        let started = std::time::Instant::now();
         let result = self.ctx.execute(source);
+        let elapsed = started.elapsed();
         let _ = done.send(());
         let timed_out = watchdog.join().unwrap_or(false);
         let stdout: Vec<String> = self.stdout.take();
@@ -235,11 +243,33 @@ impl Engine {
             return Err(CellFailure::Timeout);
         }
         let evaluated = result.map_err(|e| CellFailure::Failed(failure_message(e, &stderr)))?;
+        let stats = CellStats {
+            elapsed,
+            compiles: compiles(evaluated.phases.iter().map(|p| p.name.as_str())),
+        };
         if let Some(p) = stderr.iter().position(|l| l.contains("panicked at")) {
             return Err(CellFailure::Failed(stderr[p..].join("\n")));
         }
-        Ok(outputs(stdout, stderr, evaluated))
+        Ok((outputs(stdout, stderr, evaluated), stats))
     }
+}
+
+/// How long a cell took and how many times evcxr compiled it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellStats {
+    /// From handing the cell to evcxr to its return: compiling, loading and running.
+    pub elapsed: Duration,
+    /// How many times evcxr compiled the cell: 1, plus one for each round in
+    /// which it rewrote the cell after a compile error (such as printing the
+    /// final value with `Debug` when it has no `evcxr_display`).
+    pub compiles: usize,
+}
+
+/// The number of compiles in evcxr's phases for a cell: every phase but
+/// "Execution" ends with a compile ("Final compile", or the names of what a
+/// failed compile made it fix, such as "Fallback").
+fn compiles<'a>(phases: impl IntoIterator<Item = &'a str>) -> usize {
+    phases.into_iter().filter(|p| *p != "Execution").count()
 }
 
 /// The variables `ctx` keeps that hold a value of a `z3` type, with their
@@ -435,8 +465,8 @@ fn run_in_dir(
             None => format!("code cell {index}"),
         };
         progress(Progress::Start { index, name: &name });
-        let outputs = match engine.run(&cell.source, cell_timeout) {
-            Ok(outputs) => outputs,
+        let (outputs, stats) = match engine.run(&cell.source, cell_timeout) {
+            Ok(done) => done,
             Err(CellFailure::Failed(message)) => {
                 let mut message = strip_ansi(message.trim_end());
                 if !z3_vars.is_empty() && crashed(&message) {
@@ -477,6 +507,7 @@ fn run_in_dir(
         progress(Progress::Done {
             index,
             outputs: &outputs,
+            stats,
         });
         all.push(outputs);
     }
@@ -494,6 +525,13 @@ pub fn crashed(message: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compiles_are_counted_from_evcxrs_phases() {
+        assert_eq!(compiles(["Final compile", "Execution"]), 1);
+        assert_eq!(compiles(["Fallback", "Final compile", "Execution"]), 2);
+        assert_eq!(compiles(["Execution"]), 0);
+    }
 
     #[test]
     fn ansi_codes_are_stripped() {

@@ -192,13 +192,14 @@ fn bar(label: &str, total: usize) -> ProgressBar {
 }
 
 /// Executes a notebook with a progress bar; `echo` prints each cell's output as
-/// it comes.
+/// it comes, and `timings` each cell's time and compiles on stderr.
 fn run_cells(
     project: &Project,
     lock: &BuildDirLock,
     path: &Path,
     nb: &Notebook,
     echo: bool,
+    timings: bool,
 ) -> Result<Vec<Vec<Output>>, RunnerError> {
     let label = project.label(path);
     let dir = path
@@ -209,6 +210,7 @@ fn run_cells(
     let total = nb.code_cells().count();
     let pb = bar(&label, total);
     let started = Instant::now();
+    crate::engine::pin_versions(&project.root, &lock.dir)?;
     let out = execute::execute(
         nb,
         &label,
@@ -226,10 +228,17 @@ fn run_cells(
                     execute::z3_hint(vars)
                 )
             }),
-            Progress::Done { index, outputs } => {
+            Progress::Done {
+                index,
+                outputs,
+                stats,
+            } => {
                 pb.set_position(index as u64);
                 if echo {
                     pb.suspend(|| print!("{}", echo_text(outputs)));
+                }
+                if timings {
+                    pb.suspend(|| eprintln!("{}", timing_line(&label, index, stats)));
                 }
             }
         },
@@ -241,6 +250,29 @@ fn run_cells(
         started.elapsed().as_secs_f64()
     );
     Ok(outputs)
+}
+
+/// How `run --timings` reports a cell: `NB, code cell 3: 0.52 s, 1 compile`.
+pub fn timing_line(label: &str, index: usize, stats: execute::CellStats) -> String {
+    format!(
+        "{label}, code cell {index}: {:.2} s, {} compile{}",
+        stats.elapsed.as_secs_f64(),
+        stats.compiles,
+        if stats.compiles == 1 { "" } else { "s" }
+    )
+}
+
+/// Reads a [`timing_line`] back: the cell's index, seconds and compiles.
+pub fn parse_timing_line(line: &str) -> Option<(usize, f64, usize)> {
+    let (_, rest) = line.rsplit_once(", code cell ")?;
+    let (index, rest) = rest.split_once(": ")?;
+    let (secs, rest) = rest.split_once(" s, ")?;
+    let compiles = rest.split_whitespace().next()?;
+    Some((
+        index.parse().ok()?,
+        secs.parse().ok()?,
+        compiles.parse().ok()?,
+    ))
 }
 
 /// A cell's outputs as `run` prints them: streams, then the plain-text value.
@@ -275,11 +307,12 @@ fn lock(project: &Project) -> Result<BuildDirLock, RunnerError> {
     Ok(lock)
 }
 
-/// `puzzlebook run NOTEBOOK`: executes every cell, printing outputs; writes nothing.
-pub fn run(project: &Project, path: &Path) -> Result<Verdict, RunnerError> {
+/// `puzzlebook run NOTEBOOK`: executes every cell, printing outputs (and with
+/// `timings`, each cell's time and compiles); writes nothing.
+pub fn run(project: &Project, path: &Path, timings: bool) -> Result<Verdict, RunnerError> {
     let nb = io::load_notebook(path)?;
     let lock = lock(project)?;
-    run_cells(project, &lock, path, &nb, true)?;
+    run_cells(project, &lock, path, &nb, true, timings)?;
     Ok(Verdict::Ok)
 }
 
@@ -532,8 +565,28 @@ impl Session<'_> {
             self.lock = Some(lock(self.project)?);
         }
         let lock = self.lock.as_ref().expect("locked above");
-        let outputs = run_cells(self.project, lock, path, nb, false)?;
+        let outputs = run_cells(self.project, lock, path, nb, false, false)?;
         let hashes = stages::expected_hashes(nb, &self.fingerprint);
         Ok(stages::apply_outputs(nb, outputs, &hashes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timing_lines_read_back() {
+        let stats = execute::CellStats {
+            elapsed: std::time::Duration::from_millis(1520),
+            compiles: 2,
+        };
+        let line = timing_line("notebooks/a, b.ipynb", 3, stats);
+        assert_eq!(
+            line,
+            "notebooks/a, b.ipynb, code cell 3: 1.52 s, 2 compiles"
+        );
+        assert_eq!(parse_timing_line(&line), Some((3, 1.52, 2)));
+        assert_eq!(parse_timing_line("a.ipynb: executed 3 cells in 2.0s"), None);
     }
 }

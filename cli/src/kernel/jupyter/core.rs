@@ -43,11 +43,17 @@ pub(crate) struct Server {
     // waited for it.
     loading: Loading,
     wait_interrupted: Arc<AtomicBool>,
+    // puzzlebook: work before a cell that has a `:dep` runs.
+    before_dep: BeforeDep,
 }
 
 /// puzzlebook: work for the loading thread before `:load_config`, such as
 /// giving a cold build folder a warm one's build.
 pub(crate) type BeforeLoad = Box<dyn FnOnce() + Send>;
+
+/// puzzlebook: work before a cell with a `:dep` command runs, such as pinning
+/// the build folder's dependency versions to the checkout's Cargo.lock.
+pub(crate) type BeforeDep = Arc<dyn Fn() + Send + Sync>;
 
 /// puzzlebook: how the background `:load_config` (which builds z3, polars and
 /// puzzlebook in a cold build folder) is going.
@@ -103,7 +109,11 @@ enum NotLoaded {
 }
 
 impl Server {
-    pub(crate) fn run(config: &control_file::Control, before_load: BeforeLoad) -> Result<()> {
+    pub(crate) fn run(
+        config: &control_file::Control,
+        before_load: BeforeLoad,
+        before_dep: BeforeDep,
+    ) -> Result<()> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             // We only technically need 1 thread. However we've observed that
             // when using vscode's jupyter extension, we can get requests on the
@@ -119,7 +129,7 @@ impl Server {
             .build()
             .unwrap();
         let handle = runtime.handle().clone();
-        runtime.block_on(Self::run_async(config, handle, before_load))?;
+        runtime.block_on(Self::run_async(config, handle, before_load, before_dep))?;
         Ok(())
     }
 
@@ -127,6 +137,7 @@ impl Server {
         config: &control_file::Control,
         tokio_handle: tokio::runtime::Handle,
         before_load: BeforeLoad,
+        before_dep: BeforeDep,
     ) -> Result<()> {
         let (connection_group, group_shutdown) = ConnectionGroup::new();
         let mut heartbeat = bind_socket::<zeromq::RepSocket>(
@@ -182,6 +193,7 @@ impl Server {
             tokio_handle,
             loading,
             wait_interrupted: Arc::new(AtomicBool::new(false)),
+            before_dep,
         };
         {
             let context = context.clone();
@@ -371,7 +383,16 @@ impl Server {
             let server = self.clone();
             let engine = Arc::clone(&context);
             let (eval_result, message) = tokio::task::spawn_blocking(move || {
-                let eval_result = context.lock().unwrap().execute_with_callbacks(
+                let mut guard = context.lock().unwrap();
+                // puzzlebook: a `:dep` may make cargo resolve versions again.
+                if message
+                    .code()
+                    .lines()
+                    .any(|l| l.trim_start().starts_with(":dep"))
+                {
+                    (server.before_dep)();
+                }
+                let eval_result = guard.execute_with_callbacks(
                     message.code(),
                     &mut evcxr::EvalCallbacks {
                         input_reader: &|input_request| {

@@ -41,11 +41,17 @@ pub use self::core::LOADING_NOTE;
 
 /// Serves the kernel on the connection file `control_file` until Jupyter
 /// shuts it down; `before_load` runs on the loading thread, while the kernel
-/// already answers, before the crate is loaded.
+/// already answers, before the crate is loaded; `before_dep` runs before each
+/// cell that has a `:dep` command.
 pub fn run(
     control_file: &std::path::Path,
     before_load: impl FnOnce() + Send + 'static,
+    before_dep: impl Fn() + Send + Sync + 'static,
 ) -> anyhow::Result<()> {
     let config = control_file::Control::parse_file(&control_file.to_string_lossy())?;
-    core::Server::run(&config, Box::new(before_load))
+    core::Server::run(
+        &config,
+        Box::new(before_load),
+        std::sync::Arc::new(before_dep),
+    )
 }
