@@ -383,8 +383,9 @@ pub fn copy_project(root: &Path, dest: &Path) -> std::io::Result<()> {
 }
 
 /// The report group: `report` when every notebook is fresh (`repeat` runs, after one
-/// uncounted run), against one `report --force`, both run by `binary` on a
-/// copy of `root`.
+/// uncounted run), against one `report --force` with one notebook at a time
+/// and one with two at once (`-j 1`, `-j 2`), all run by `binary` on a copy
+/// of `root`.
 pub fn report(binary: &Path, root: &Path, repeat: usize) -> Result<Vec<Measurement>, BenchError> {
     let copy = tempfile::tempdir().map_err(|e| BenchError::Report(e.to_string()))?;
     copy_project(root, copy.path()).map_err(|e| {
@@ -393,14 +394,14 @@ pub fn report(binary: &Path, root: &Path, repeat: usize) -> Result<Vec<Measureme
             root.display()
         ))
     })?;
-    let run = |force: bool| -> Result<(), BenchError> {
+    let run = |force: Option<usize>| -> Result<(), BenchError> {
         let mut c = Command::new(binary);
         c.arg("report")
             .arg("--update")
             .arg("--root")
             .arg(copy.path());
-        if force {
-            c.arg("--force");
+        if let Some(jobs) = force {
+            c.arg("--force").arg("--jobs").arg(jobs.to_string());
         }
         let out = c
             .output()
@@ -408,7 +409,7 @@ pub fn report(binary: &Path, root: &Path, repeat: usize) -> Result<Vec<Measureme
         if !out.status.success() {
             return Err(BenchError::Report(format!(
                 "`puzzlebook report{}` failed:\n{}",
-                if force { " --force" } else { "" },
+                force.map_or(String::new(), |j| format!(" --force -j {j}")),
                 String::from_utf8_lossy(&out.stderr)
             )));
         }
@@ -417,8 +418,8 @@ pub fn report(binary: &Path, root: &Path, repeat: usize) -> Result<Vec<Measureme
     let group = "report, four notebooks";
     // An uncounted first run brings the copy up to date, should the checkout
     // have changed since its notebooks were last reported.
-    run(false)?;
-    let (_, total, cpu, med) = measure(0..repeat, |_| run(false))?;
+    run(None)?;
+    let (_, total, cpu, med) = measure(0..repeat, |_| run(None))?;
     let mut rows = vec![Measurement {
         group: group.into(),
         case: "report, everything fresh (no evcxr start)".into(),
@@ -428,16 +429,18 @@ pub fn report(binary: &Path, root: &Path, repeat: usize) -> Result<Vec<Measureme
         cpu,
         median: med,
     }];
-    let (_, total, cpu, med) = measure(0..1, |_| run(true))?;
-    rows.push(Measurement {
-        group: group.into(),
-        case: "report --force, warm evcxr build".into(),
-        result: "re-executed".into(),
-        items: 1,
-        total,
-        cpu,
-        median: med,
-    });
+    for jobs in [1, 2] {
+        let (_, total, cpu, med) = measure(0..1, |_| run(Some(jobs)))?;
+        rows.push(Measurement {
+            group: group.into(),
+            case: format!("report --force -j {jobs}, warm evcxr build"),
+            result: "re-executed".into(),
+            items: 1,
+            total,
+            cpu,
+            median: med,
+        });
+    }
     Ok(rows)
 }
 

@@ -14,6 +14,16 @@ pub enum EngineError {
     /// Another run holds the evcxr build folder.
     #[error("another puzzlebook run is using the evcxr build folder {0}; wait for it to finish, or set EVCXR_TMPDIR to another folder")]
     Busy(PathBuf),
+    /// The checkout's Cargo.lock could not be copied into the build folder.
+    #[error("cannot copy {from} to {to}: {source}; run from the puzzlebook folder or pass --root")]
+    Pin {
+        /// The checkout's Cargo.lock.
+        from: PathBuf,
+        /// The build folder's.
+        to: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
     /// The build folder could not be prepared.
     #[error("cannot prepare the evcxr build folder {path}: {source}")]
     Io {
@@ -40,6 +50,17 @@ pub fn cache_dir() -> PathBuf {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
     base.join("puzzlebook")
+}
+
+/// The build folder of job `k` when several notebooks run at once: `base`
+/// itself for job 0, else `base` with `-k` appended (`evcxr-1`, …).
+pub fn job_dir(base: &Path, k: usize) -> PathBuf {
+    if k == 0 {
+        return base.to_path_buf();
+    }
+    let mut name = base.file_name().unwrap_or_default().to_os_string();
+    name.push(format!("-{k}"));
+    base.with_file_name(name)
 }
 
 /// Holds the lock on an evcxr build folder: one evcxr at a time per folder.
@@ -137,6 +158,54 @@ pub fn engine_environment(build_dir: &Path, config_dir: &Path) -> Result<(), Str
     Ok(())
 }
 
+/// Whether a build folder holds a build of the puzzlebook crate (evcxr builds
+/// into `target/debug/deps` or `target/<host triple>/debug/deps`).
+pub fn has_built_crate(slot: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(slot.join("target")) else {
+        return false;
+    };
+    entries
+        .flatten()
+        .map(|e| e.path().join("debug/deps"))
+        .chain([slot.join("target/debug/deps")])
+        .filter_map(|deps| std::fs::read_dir(deps).ok())
+        .flatten()
+        .flatten()
+        .any(|f| {
+            let name = f.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("libpuzzlebook-") && name.ends_with(".rlib")
+        })
+}
+
+/// Gives the empty build folder `to` the build in `from`, so cargo finds the
+/// dependencies fresh there: copies `from/target` with `cp -a --reflink=auto`,
+/// which keeps the timestamps cargo's freshness checks compare. The
+/// dependencies' builds do not depend on the folder they are in; only the
+/// per-cell crate is rebuilt. Returns whether it copied; after a failed copy,
+/// `to/target` is removed again (half a copy is worse than none: cargo would
+/// rebuild around it).
+///
+/// `from` may be in use: the dependencies in it are written once and never
+/// change, so copying them meanwhile is safe.
+pub fn copy_build(from: &Path, to: &Path) -> bool {
+    // `target/.` merges into what an engine's start may already have made.
+    if std::fs::create_dir_all(to.join("target")).is_err() {
+        return false;
+    }
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg("--reflink=auto")
+        .arg(from.join("target/."))
+        .arg(to.join("target"))
+        .status()
+        .is_ok_and(|s| s.success());
+    if !copied {
+        let _ = std::fs::remove_dir_all(to.join("target"));
+    }
+    copied
+}
+
 /// Copies the checkout's `Cargo.lock` into evcxr's build folder, so that the
 /// cell crate's dependencies resolve to the versions the report hash covers.
 ///
@@ -146,10 +215,11 @@ pub fn engine_environment(build_dir: &Path, config_dir: &Path) -> Result<(), Str
 /// resolve polars afresh from the registry: possibly newer versions, and a
 /// rebuild of minutes. Call this before an engine starts, and before a `:dep`.
 pub fn pin_versions(checkout: &Path, build_dir: &Path) -> Result<(), EngineError> {
-    let to = build_dir.join("Cargo.lock");
-    std::fs::copy(checkout.join("Cargo.lock"), &to)
-        .map(drop)
-        .map_err(|source| EngineError::Io { path: to, source })
+    let (from, to) = (checkout.join("Cargo.lock"), build_dir.join("Cargo.lock"));
+    match std::fs::copy(&from, &to) {
+        Ok(_) => Ok(()),
+        Err(source) => Err(EngineError::Pin { from, to, source }),
+    }
 }
 
 /// The optimisation level cells and their dependencies are compiled at.
@@ -207,6 +277,14 @@ pub fn interrupted() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jobs_take_folders_beside_the_build_folder() {
+        let base = Path::new("/c/puzzlebook/evcxr");
+        assert_eq!(job_dir(base, 0), base);
+        assert_eq!(job_dir(base, 1), Path::new("/c/puzzlebook/evcxr-1"));
+        assert_eq!(job_dir(base, 3), Path::new("/c/puzzlebook/evcxr-3"));
+    }
 
     #[test]
     fn a_held_build_dir_is_refused() {

@@ -222,6 +222,56 @@ fn run_timings_names_each_cells_time_and_compiles() {
 }
 
 #[test]
+fn two_notebooks_at_once_give_what_one_at_a_time_gives() {
+    let _g = lock();
+    let names = ["small-a.ipynb", "small-b.ipynb"];
+    let one = Fixture::new(&names);
+    let o = run(&mut one.cmd(&["report", "-j", "1"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let began = std::time::SystemTime::now();
+    let two = Fixture::new(&names);
+    let o = run(&mut two.cmd(&["report", "-j", "2"]));
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    for name in names {
+        assert!(
+            err.contains(&format!("notebooks/{name}: executed ")),
+            "{err}"
+        );
+        assert_eq!(two.read(&two.notebook(name)), one.read(&one.notebook(name)));
+        assert_eq!(two.read(&two.report(name)), one.read(&one.report(name)));
+    }
+    // The second notebook compiled its cells in a build folder of its own.
+    let second = puzzlebook_cli::engine::job_dir(&puzzlebook_cli::engine::evcxr_dir(), 1);
+    let compiled = std::fs::metadata(second.join("src/lib.rs"))
+        .and_then(|m| m.modified())
+        .unwrap_or_else(|e| panic!("{}: {e}", second.display()));
+    assert!(compiled > began, "{} was not used", second.display());
+    let o = run(&mut two.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+}
+
+#[test]
+fn a_failing_notebook_among_several_at_once_stops_the_run_and_changes_nothing() {
+    let _g = lock();
+    let f = Fixture::new(&["failing-cell.ipynb", "small-a.ipynb", "small-b.ipynb"]);
+    let before = f.read(&f.notebook("failing-cell.ipynb"));
+    let o = run(&mut f.cmd(&["report", "-j", "2"]));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("notebooks/failing-cell.ipynb, cell 4 (code cell 3, \"broken\") failed"),
+        "{err}"
+    );
+    // The failing notebook comes first, so nothing is written.
+    assert_eq!(f.read(&f.notebook("failing-cell.ipynb")), before);
+    for name in ["failing-cell.ipynb", "small-a.ipynb", "small-b.ipynb"] {
+        assert!(!f.report(name).exists(), "{name}");
+    }
+    assert!(f.leftovers().is_empty());
+}
+
+#[test]
 fn a_failing_cell_names_its_notebook_and_cell_and_changes_nothing() {
     let _g = lock();
     let f = Fixture::new(&["failing-cell.ipynb"]);

@@ -6,7 +6,7 @@ use clap::Args;
 use puzzlebook_cli::pipeline::mode::Mode;
 use puzzlebook_cli::pipeline::project;
 
-use super::{Exit, ProjectArgs};
+use super::{Exit, JobsArgs, ProjectArgs};
 
 /// Arguments of `check`.
 #[derive(Debug, Args)]
@@ -17,6 +17,8 @@ pub struct CheckArgs {
     #[arg(long)]
     execute: bool,
     #[command(flatten)]
+    jobs: JobsArgs,
+    #[command(flatten)]
     project: ProjectArgs,
 }
 
@@ -25,5 +27,6 @@ pub fn execute(a: CheckArgs) -> anyhow::Result<Exit> {
     // Ctrl-C stops the run between steps, with nothing half-written.
     puzzlebook_cli::engine::catch_interrupts();
     let mode = Mode::Check { execute: a.execute };
-    Ok(project::report(&a.project.project(), &a.notebooks, mode)?.into())
+    let project = a.jobs.apply(a.project.project());
+    Ok(project::report(&project, &a.notebooks, mode)?.into())
 }

@@ -6,7 +6,7 @@ use clap::Args;
 use puzzlebook_cli::pipeline::mode::Mode;
 use puzzlebook_cli::pipeline::project;
 
-use super::{Exit, ProjectArgs};
+use super::{Exit, JobsArgs, ProjectArgs};
 
 /// Arguments of `report`.
 #[derive(Debug, Args)]
@@ -20,6 +20,8 @@ pub struct ReportArgs {
     #[arg(long)]
     update: bool,
     #[command(flatten)]
+    jobs: JobsArgs,
+    #[command(flatten)]
     project: ProjectArgs,
 }
 
@@ -32,5 +34,6 @@ pub fn execute(a: ReportArgs) -> anyhow::Result<Exit> {
     if matches!(mode, Mode::Check { .. }) {
         eprintln!("CI is set: checking instead of writing (pass --update to write)");
     }
-    Ok(project::report(&a.project.project(), &a.notebooks, mode)?.into())
+    let project = a.jobs.apply(a.project.project());
+    Ok(project::report(&project, &a.notebooks, mode)?.into())
 }

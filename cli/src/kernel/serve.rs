@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use super::spec::CONTROL_FILE_ARG;
-use crate::engine::{cache_dir, engine_environment, pin_versions, BuildDirLock, EngineError};
+use crate::engine::{
+    cache_dir, copy_build, engine_environment, has_built_crate, pin_versions, BuildDirLock,
+    EngineError,
+};
 
 /// How many kernels may run at once, each with its own build folder.
 pub const MAX_SLOTS: usize = 32;
@@ -69,13 +72,9 @@ pub fn acquire_slot(root: &Path) -> Result<BuildDirLock, KernelError> {
 
 /// Gives a cold build folder `slot` the build of a warm one under `root`, so a
 /// second kernel does not build z3, polars and puzzlebook again: copies the
-/// warm folder's `target` (and its `Cargo.lock`) with `cp -a`, which keeps
-/// the timestamps cargo's freshness checks compare. The dependencies' builds
-/// do not depend on the folder they are in, so cargo finds them fresh; only
-/// the per-cell crate is rebuilt. Returns the folder copied from, if any.
-///
-/// A warm folder may belong to a running kernel; the dependencies in it are
-/// written once and never change, so copying them while it runs is safe.
+/// warm folder's `target` ([`copy_build`]) and its `Cargo.lock`. A warm
+/// folder may belong to a running kernel. Returns the folder copied from, if
+/// any.
 pub fn seed_from_warm_slot(root: &Path, slot: &Path) -> Option<PathBuf> {
     if has_built_crate(slot) {
         return None;
@@ -83,42 +82,11 @@ pub fn seed_from_warm_slot(root: &Path, slot: &Path) -> Option<PathBuf> {
     let warm = (0..MAX_SLOTS)
         .map(|n| root.join(format!("slot-{n}")))
         .find(|d| d != slot && has_built_crate(d))?;
-    // `target/.` merges into what the engine's start may already have made.
-    std::fs::create_dir_all(slot.join("target")).ok()?;
-    let copied = std::process::Command::new("cp")
-        .arg("-a")
-        .arg("--reflink=auto")
-        .arg(warm.join("target/."))
-        .arg(slot.join("target"))
-        .status()
-        .is_ok_and(|s| s.success());
-    if !copied {
-        // Half a copy is worse than none: cargo would rebuild around it.
-        let _ = std::fs::remove_dir_all(slot.join("target"));
+    if !copy_build(&warm, slot) {
         return None;
     }
     let _ = std::fs::copy(warm.join("Cargo.lock"), slot.join("Cargo.lock"));
     Some(warm)
-}
-
-/// Whether a build folder holds a build of the puzzlebook crate (evcxr builds
-/// into `target/debug/deps` or `target/<host triple>/debug/deps`).
-fn has_built_crate(slot: &Path) -> bool {
-    let Ok(entries) = std::fs::read_dir(slot.join("target")) else {
-        return false;
-    };
-    entries
-        .flatten()
-        .map(|e| e.path().join("debug/deps"))
-        .chain([slot.join("target/debug/deps")])
-        .filter_map(|deps| std::fs::read_dir(deps).ok())
-        .flatten()
-        .flatten()
-        .any(|f| {
-            let name = f.file_name();
-            let name = name.to_string_lossy();
-            name.starts_with("libpuzzlebook-") && name.ends_with(".rlib")
-        })
 }
 
 /// Builds what the kernel's notebooks build, in the first free build folder,

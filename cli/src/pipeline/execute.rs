@@ -163,20 +163,55 @@ pub fn execute(
         notebook: label.to_string(),
         message,
     };
-    // evcxr reads these when the context starts; the child inherits the cwd.
+    let previous_dir = std::env::current_dir().map_err(|e| engine(e.to_string()))?;
+    std::env::set_current_dir(dir).map_err(|e| engine(format!("{}: {e}", dir.display())))?;
+    // The cells run with the notebook's folder as the working directory: evcxr
+    // resolves `:dep` paths against it, and the child process inherits it.
+    let result = start(label, build_dir)
+        .and_then(|s| run_started(s, nb, label, cell_timeout, &mut progress));
+    let _ = std::env::set_current_dir(&previous_dir);
+    result
+}
+
+/// An evcxr engine started in a build folder, for one notebook's cells.
+pub struct Started(Engine);
+
+/// Starts an engine for notebook `label` in `build_dir`.
+///
+/// evcxr takes its build folder from the process environment, which this sets
+/// ([`engine_environment`]), when the engine starts; its child process inherits
+/// the working directory, against which evcxr also resolves `:dep` paths, so
+/// set that to the notebook's folder first and keep it until the cells ran.
+/// The caller must hold the [`crate::engine::BuildDirLock`] for `build_dir`.
+pub fn start(label: &str, build_dir: &Path) -> Result<Started, ExecError> {
+    let engine = |message: String| ExecError::Engine {
+        notebook: label.to_string(),
+        message,
+    };
     let config_dir = build_dir.join("config");
     std::fs::create_dir_all(&config_dir).map_err(|source| EngineError::Io {
         path: config_dir.clone(),
         source,
     })?;
     engine_environment(build_dir, &config_dir).map_err(engine)?;
-    let previous_dir = std::env::current_dir().map_err(|e| engine(e.to_string()))?;
-    std::env::set_current_dir(dir).map_err(|e| engine(format!("{}: {e}", dir.display())))?;
-    // The cells run with the notebook's folder as the working directory: evcxr
-    // resolves `:dep` paths against it, and the child process inherits it.
-    let result = run_in_dir(nb, label, cell_timeout, &mut progress);
-    let _ = std::env::set_current_dir(&previous_dir);
-    result
+    Engine::create().map(Started).map_err(engine)
+}
+
+/// Primes a [`start`]ed engine and runs `nb`'s code cells in it, in order, as
+/// [`execute`] does.
+pub fn run_started(
+    started: Started,
+    nb: &Notebook,
+    label: &str,
+    cell_timeout: Duration,
+    progress: &mut impl FnMut(Progress<'_>),
+) -> Result<Vec<Vec<Output>>, ExecError> {
+    let mut engine = started.0;
+    engine.prime().map_err(|message| ExecError::Engine {
+        notebook: label.to_string(),
+        message,
+    })?;
+    run_cells(engine, nb, label, cell_timeout, progress)
 }
 
 /// A started evcxr context and the readers of what its cells print.
@@ -187,24 +222,29 @@ struct Engine {
 }
 
 impl Engine {
-    /// Starts evcxr with the runner's settings ([`crate::engine::init_commands`])
-    /// and primes it ([`crate::engine::PRIME_QUESTION_MARK`]).
-    fn start() -> Result<Engine, String> {
-        let (mut ctx, channels) =
+    /// Starts evcxr, with the settings the process environment gives it.
+    fn create() -> Result<Engine, String> {
+        let (ctx, channels) =
             evcxr::CommandContext::new().map_err(|e| strip_ansi(&e.to_string()))?;
-        let stdout = StdoutCollector::start(channels.stdout);
-        for command in crate::engine::init_commands().lines() {
-            ctx.execute(command).map_err(|e| e.to_string())?;
-        }
-        ctx.execute(crate::engine::PRIME_QUESTION_MARK)
-            .map_err(|e| format!("priming `?`: {e}"))?;
-        stdout.take();
-        let _ = channels.stderr.try_iter().count();
         Ok(Engine {
             ctx,
-            stdout,
+            stdout: StdoutCollector::start(channels.stdout),
             stderr: channels.stderr,
         })
+    }
+
+    /// Gives the engine the runner's settings ([`crate::engine::init_commands`])
+    /// and primes it ([`crate::engine::PRIME_QUESTION_MARK`]).
+    fn prime(&mut self) -> Result<(), String> {
+        for command in crate::engine::init_commands().lines() {
+            self.ctx.execute(command).map_err(|e| e.to_string())?;
+        }
+        self.ctx
+            .execute(crate::engine::PRIME_QUESTION_MARK)
+            .map_err(|e| format!("priming `?`: {e}"))?;
+        self.stdout.take();
+        let _ = self.stderr.try_iter().count();
+        Ok(())
     }
 
     /// Runs one cell: its outputs, or why it failed. A watchdog kills the
@@ -441,16 +481,13 @@ fn outputs(stdout: Vec<String>, stderr: Vec<String>, value: evcxr::EvalOutputs) 
     outputs
 }
 
-fn run_in_dir(
+fn run_cells(
+    mut engine: Engine,
     nb: &Notebook,
     label: &str,
     cell_timeout: Duration,
     progress: &mut impl FnMut(Progress<'_>),
 ) -> Result<Vec<Vec<Output>>, ExecError> {
-    let mut engine = Engine::start().map_err(|message| ExecError::Engine {
-        notebook: label.to_string(),
-        message,
-    })?;
     let total = nb.code_cells().count();
     let mut all = Vec::with_capacity(total);
     // Variables that held Z3 values after an earlier cell.

@@ -57,6 +57,9 @@ pub struct Project {
     pub build_dir: PathBuf,
     /// How long one cell may run.
     pub cell_timeout: std::time::Duration,
+    /// How many notebooks `report` and `check --execute` may execute at once,
+    /// each with an evcxr engine and build folder of its own.
+    pub jobs: usize,
 }
 
 impl Project {
@@ -67,6 +70,7 @@ impl Project {
             reports: root.join("reports"),
             build_dir: engine::evcxr_dir(),
             cell_timeout: engine::DEFAULT_CELL_TIMEOUT,
+            jobs: 1,
         }
     }
 
@@ -202,54 +206,81 @@ fn run_cells(
     timings: bool,
 ) -> Result<Vec<Vec<Output>>, RunnerError> {
     let label = project.label(path);
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf();
     let total = nb.code_cells().count();
     let pb = bar(&label, total);
     let started = Instant::now();
-    crate::engine::pin_versions(&project.root, &lock.dir)?;
+    engine::pin_versions(&project.root, &lock.dir)?;
     let out = execute::execute(
         nb,
         &label,
-        &dir,
+        &folder_of(path),
         &lock.dir,
         project.cell_timeout,
-        |p| match p {
-            Progress::Start { index, name } => {
-                pb.set_position(index as u64 - 1);
-                pb.set_message(name.to_string());
-            }
-            Progress::Z3Values { index, vars } => pb.suspend(|| {
-                eprintln!(
-                    "warning: {label}, code cell {index}: {}",
-                    execute::z3_hint(vars)
-                )
-            }),
-            Progress::Done {
-                index,
-                outputs,
-                stats,
-            } => {
-                pb.set_position(index as u64);
-                if echo {
-                    pb.suspend(|| print!("{}", echo_text(outputs)));
-                }
-                if timings {
-                    pb.suspend(|| eprintln!("{}", timing_line(&label, index, stats)));
-                }
-            }
-        },
+        cell_progress(&pb, &label, echo, timings),
     );
+    Ok(finish(&pb, &label, total, started, out)?)
+}
+
+/// The folder a notebook is in, `.` for a bare file name.
+fn folder_of(path: &Path) -> PathBuf {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
+}
+
+/// Shows a notebook's cells on its progress bar `pb`; `echo` prints each
+/// cell's output as it comes, and `timings` each cell's time and compiles.
+fn cell_progress<'a>(
+    pb: &'a ProgressBar,
+    label: &'a str,
+    echo: bool,
+    timings: bool,
+) -> impl FnMut(Progress<'_>) + 'a {
+    move |p| match p {
+        Progress::Start { index, name } => {
+            pb.set_position(index as u64 - 1);
+            pb.set_message(name.to_string());
+        }
+        Progress::Z3Values { index, vars } => pb.suspend(|| {
+            eprintln!(
+                "warning: {label}, code cell {index}: {}",
+                execute::z3_hint(vars)
+            )
+        }),
+        Progress::Done {
+            index,
+            outputs,
+            stats,
+        } => {
+            pb.set_position(index as u64);
+            if echo {
+                pb.suspend(|| print!("{}", echo_text(outputs)));
+            }
+            if timings {
+                pb.suspend(|| eprintln!("{}", timing_line(label, index, stats)));
+            }
+        }
+    }
+}
+
+/// Clears a notebook's progress bar and, when its cells ran, says so.
+fn finish<T>(
+    pb: &ProgressBar,
+    label: &str,
+    total: usize,
+    started: Instant,
+    out: Result<T, ExecError>,
+) -> Result<T, ExecError> {
     pb.finish_and_clear();
-    let outputs = out?;
-    eprintln!(
-        "{label}: executed {total} cells in {:.1}s",
-        started.elapsed().as_secs_f64()
-    );
-    Ok(outputs)
+    let out = out?;
+    pb.suspend(|| {
+        eprintln!(
+            "{label}: executed {total} cells in {:.1}s",
+            started.elapsed().as_secs_f64()
+        )
+    });
+    Ok(out)
 }
 
 /// How `run --timings` reports a cell: `NB, code cell 3: 0.52 s, 1 compile`.
@@ -326,6 +357,19 @@ struct Loaded {
     on_disk: BTreeMap<String, String>,
 }
 
+/// A notebook's cells' outputs, or why they did not all run.
+type Ran = Result<Vec<Vec<Output>>, RunnerError>;
+
+/// What a mode does with one notebook ([`Session::plan`]).
+struct Plan {
+    /// Its rendered files as its committed outputs give them.
+    committed: BTreeMap<String, String>,
+    /// How it is stale.
+    stale: Vec<Staleness>,
+    /// Whether its cells run.
+    run: bool,
+}
+
 /// What `report` and `check` share while they go through the notebooks: the
 /// build-folder lock, taken when the first notebook executes.
 struct Session<'a> {
@@ -362,11 +406,19 @@ pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdic
         executed: 0,
         fresh: 0,
     };
+    let plans: Vec<Plan> = loaded.iter().map(|l| session.plan(l, mode)).collect();
+    let mut ran = if project.jobs > 1 {
+        let todo: Vec<usize> = (0..loaded.len()).filter(|&i| plans[i].run).collect();
+        session.execute_at_once(&loaded, &todo)?
+    } else {
+        BTreeMap::new()
+    };
     let mut verdict = Verdict::Ok;
-    for l in &loaded {
+    for (i, (l, plan)) in loaded.iter().zip(plans).enumerate() {
+        let ran = ran.remove(&i);
         let v = match mode {
-            Mode::Check { execute } => session.check_one(l, execute)?,
-            Mode::Update { force } => session.update_one(l, force)?,
+            Mode::Check { .. } => session.check_one(l, plan, ran)?,
+            Mode::Update { .. } => session.update_one(l, plan, ran)?,
         };
         if v == Verdict::Differences {
             verdict = v;
@@ -382,12 +434,46 @@ pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdic
 }
 
 impl Session<'_> {
-    /// Checks one notebook: its hashes and rendered files, and with `execute`
-    /// its outputs.
-    fn check_one(&mut self, l: &Loaded, execute: bool) -> Result<Verdict, RunnerError> {
-        let label = &l.label;
-        let committed = book::files(&l.nb, label, &self.book);
+    /// What `mode` does with one notebook: its files as committed, how stale
+    /// they are, and whether its cells run.
+    fn plan(&self, l: &Loaded, mode: Mode) -> Plan {
+        let committed = book::files(&l.nb, &l.label, &self.book);
         let stale = stages::staleness(&l.nb, &committed, &l.on_disk, &self.fingerprint);
+        let run = match mode {
+            Mode::Check { execute } => execute,
+            Mode::Update { force } => {
+                force || stale.iter().any(|s| matches!(s, Staleness::Cells(_)))
+            }
+        };
+        Plan {
+            committed,
+            stale,
+            run,
+        }
+    }
+
+    /// The notebook `l` executed: as `ran` already did, or now.
+    fn executed(
+        &mut self,
+        l: &Loaded,
+        ran: Option<Result<Notebook, RunnerError>>,
+    ) -> Result<Notebook, RunnerError> {
+        match ran {
+            Some(result) => result,
+            None => self.execute(&l.path, &l.nb),
+        }
+    }
+
+    /// Checks one notebook: its hashes and rendered files, and when the plan
+    /// runs it, its outputs.
+    fn check_one(
+        &mut self,
+        l: &Loaded,
+        plan: Plan,
+        ran: Option<Result<Notebook, RunnerError>>,
+    ) -> Result<Verdict, RunnerError> {
+        let label = &l.label;
+        let Plan { stale, run, .. } = plan;
         let mut verdict = Verdict::Ok;
         if stale.is_empty() {
             println!("{label}: fresh");
@@ -395,10 +481,10 @@ impl Session<'_> {
             verdict = Verdict::Differences;
             self.describe(label, &stale);
         }
-        if !execute {
+        if !run {
             return Ok(verdict);
         }
-        let fresh = self.execute(&l.path, &l.nb)?;
+        let fresh = self.executed(l, ran)?;
         let rendered = book::files(&fresh, label, &self.book);
         let mut diffs = vec![stages::diff(
             &l.nb.to_json(),
@@ -431,17 +517,24 @@ impl Session<'_> {
 
     /// Brings one notebook and its rendered files up to date, writing each
     /// atomically and removing figures it no longer draws.
-    fn update_one(&mut self, l: &Loaded, force: bool) -> Result<Verdict, RunnerError> {
+    fn update_one(
+        &mut self,
+        l: &Loaded,
+        plan: Plan,
+        ran: Option<Result<Notebook, RunnerError>>,
+    ) -> Result<Verdict, RunnerError> {
         if engine::interrupted() {
             return Err(RunnerError::Interrupted);
         }
         let label = &l.label;
-        let committed = book::files(&l.nb, label, &self.book);
-        let stale = stages::staleness(&l.nb, &committed, &l.on_disk, &self.fingerprint);
-        let needs_run = force || stale.iter().any(|s| matches!(s, Staleness::Cells(_)));
+        let Plan {
+            committed,
+            run: needs_run,
+            ..
+        } = plan;
         let (fresh, rendered) = if needs_run {
             self.executed += 1;
-            let fresh = self.execute(&l.path, &l.nb)?;
+            let fresh = self.executed(l, ran)?;
             let rendered = book::files(&fresh, label, &self.book);
             (fresh, rendered)
         } else {
@@ -556,6 +649,158 @@ impl Session<'_> {
             self.executed,
             self.fresh,
         )
+    }
+
+    /// Executes the notebooks `todo` (indexes into `loaded`, in order), up to
+    /// `project.jobs` at once, and returns each one's result by index.
+    ///
+    /// Each job has an evcxr engine and a build folder of its own: the first
+    /// job the usual folder, job `k` the folder [`engine::job_dir`] names,
+    /// which starts as a copy of the usual one ([`engine::copy_build`]). A
+    /// folder another run holds is not used, so fewer jobs may run. After a
+    /// notebook fails, no further notebook starts; the caller reports the
+    /// first failure in notebook order, as a run of one job at a time would.
+    ///
+    /// The engines share the process's working directory, so this returns
+    /// nothing (and the caller executes one notebook at a time) unless the
+    /// notebooks are in one folder.
+    fn execute_at_once(
+        &mut self,
+        loaded: &[Loaded],
+        todo: &[usize],
+    ) -> Result<BTreeMap<usize, Result<Notebook, RunnerError>>, RunnerError> {
+        let folders: std::collections::BTreeSet<PathBuf> =
+            todo.iter().map(|&i| folder_of(&loaded[i].path)).collect();
+        let (2.., Some(folder)) = (todo.len(), folders.first()) else {
+            return Ok(BTreeMap::new());
+        };
+        if folders.len() != 1 {
+            return Ok(BTreeMap::new());
+        }
+        if self.lock.is_none() {
+            self.lock = Some(lock(self.project)?);
+        }
+        let base = self.lock.as_ref().expect("locked above").dir.clone();
+        // A cold folder is built by the first notebook; more engines would
+        // each build z3 and polars again at the same time.
+        if !engine::has_built_crate(&base) {
+            return Ok(BTreeMap::new());
+        }
+        let mut extra = Vec::new();
+        for k in 1..self.project.jobs.min(todo.len()) {
+            let dir = engine::job_dir(&base, k);
+            let held = match BuildDirLock::acquire(&dir) {
+                Ok(held) => held,
+                Err(EngineError::Busy(_)) => break,
+                Err(e) => return Err(e.into()),
+            };
+            if !engine::has_built_crate(&dir) {
+                eprintln!(
+                    "note: copying the build in {} to {} for a second engine (once)",
+                    base.display(),
+                    dir.display()
+                );
+                if !engine::copy_build(&base, &dir) {
+                    // A cold folder would build z3 and polars again.
+                    eprintln!("note: could not copy it; running fewer notebooks at once");
+                    break;
+                }
+            }
+            extra.push(held);
+        }
+        let io = |source| EngineError::Io {
+            path: folder.clone(),
+            source,
+        };
+        // Paths are made absolute before the working directory moves.
+        let dirs = std::iter::once(base.as_path())
+            .chain(extra.iter().map(|l| l.dir.as_path()))
+            .map(std::path::absolute)
+            .collect::<Result<Vec<PathBuf>, _>>()
+            .map_err(io)?;
+        let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+        let root = std::path::absolute(&self.project.root).map_err(io)?;
+        let previous = std::env::current_dir().map_err(io)?;
+        std::env::set_current_dir(folder).map_err(io)?;
+        let outputs = self.run_jobs(loaded, todo, &root, &dirs);
+        let _ = std::env::set_current_dir(previous);
+        Ok(outputs
+            .into_iter()
+            .map(|(i, out)| {
+                let nb = &loaded[i].nb;
+                let hashes = stages::expected_hashes(nb, &self.fingerprint);
+                (i, out.map(|o| stages::apply_outputs(nb, o, &hashes)))
+            })
+            .collect())
+    }
+
+    /// [`Session::execute_at_once`]'s jobs: a thread per running notebook,
+    /// one per build folder in `dirs` at most.
+    ///
+    /// Engines start on this thread, one at a time, because evcxr takes its
+    /// build folder from the process environment when an engine starts. Other
+    /// engines' threads run meanwhile; they read the environment only through
+    /// Rust's `std::env` and `Command`, which take the same lock as setting it.
+    fn run_jobs(
+        &self,
+        loaded: &[Loaded],
+        todo: &[usize],
+        root: &Path,
+        dirs: &[&Path],
+    ) -> Vec<(usize, Ran)> {
+        let multi = indicatif::MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+        let failed = std::sync::atomic::AtomicBool::new(false);
+        let timeout = self.project.cell_timeout;
+        std::thread::scope(|scope| {
+            let (free, freed) = std::sync::mpsc::channel::<usize>();
+            for k in 0..dirs.len() {
+                let _ = free.send(k);
+            }
+            let mut running = Vec::new();
+            let mut results = Vec::new();
+            for &i in todo {
+                let Ok(k) = freed.recv() else { break };
+                if engine::interrupted() || failed.load(std::sync::atomic::Ordering::SeqCst) {
+                    break;
+                }
+                let l = &loaded[i];
+                let started = engine::pin_versions(root, dirs[k])
+                    .map_err(RunnerError::from)
+                    .and_then(|()| Ok(execute::start(&l.label, dirs[k])?));
+                let started = match started {
+                    Ok(started) => started,
+                    Err(e) => {
+                        results.push((i, Err(e)));
+                        break;
+                    }
+                };
+                let total = l.nb.code_cells().count();
+                let pb = multi.add(bar(&l.label, total));
+                let (free, failed) = (free.clone(), &failed);
+                running.push((
+                    i,
+                    scope.spawn(move || {
+                        let t0 = Instant::now();
+                        let mut progress = cell_progress(&pb, &l.label, false, false);
+                        let out =
+                            execute::run_started(started, &l.nb, &l.label, timeout, &mut progress);
+                        let out = finish(&pb, &l.label, total, t0, out);
+                        if out.is_err() {
+                            failed.store(true, std::sync::atomic::Ordering::SeqCst);
+                        }
+                        let _ = free.send(k);
+                        out.map_err(RunnerError::from)
+                    }),
+                ));
+            }
+            for (i, handle) in running {
+                let out = handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                results.push((i, out));
+            }
+            results
+        })
     }
 
     /// Executes `nb` (taking the build-folder lock on first use) and returns it
