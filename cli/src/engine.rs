@@ -145,8 +145,10 @@ fn add_rust_dylib_dir() -> Result<(), String> {
 /// no inherited cargo target folder, and the toolchain's library folder on
 /// `LD_LIBRARY_PATH`.
 ///
-/// Call it before evcxr starts, while the process has one thread: the runner
-/// and the Jupyter kernel both do.
+/// Call it before evcxr starts. The kernel calls it while the process has one
+/// thread; `report -j` calls it on its main thread, one engine at a time,
+/// while other engines' threads run, which read the environment only through
+/// Rust's `std::env` and `Command`, which hold the same lock as setting it.
 pub fn engine_environment(build_dir: &Path, config_dir: &Path) -> Result<(), String> {
     std::env::set_var("EVCXR_TMPDIR", build_dir);
     // evcxr looks for the cells it builds under its own folder; a target folder

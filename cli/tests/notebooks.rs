@@ -247,6 +247,13 @@ fn two_notebooks_at_once_give_what_one_at_a_time_gives() {
         .and_then(|m| m.modified())
         .unwrap_or_else(|e| panic!("{}: {e}", second.display()));
     assert!(compiled > began, "{} was not used", second.display());
+    // Their times are kept for the next run's order, longest first.
+    let base = puzzlebook_cli::engine::evcxr_dir();
+    let times = std::fs::read_to_string(base.join(puzzlebook_cli::pipeline::durations::FILE))
+        .unwrap_or_default();
+    for name in names {
+        assert!(times.contains(&format!("notebooks/{name}\t")), "{times}");
+    }
     let o = run(&mut two.cmd(&["check"]));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
 }

@@ -6,6 +6,7 @@
 //! checkout's files for `run`, `report` and `check`, by [`mode`].
 
 pub mod book;
+pub mod durations;
 pub mod execute;
 pub mod hash;
 pub mod highlight;

@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use thiserror::Error;
 
 use super::book::{self, Book, Chapter};
+use super::durations::{self, Durations};
 use super::execute::{self, ExecError, Progress};
 use super::io::{self, IoError};
 use super::mode::Mode;
@@ -377,6 +378,10 @@ struct Session<'a> {
     fingerprint: String,
     book: Book,
     lock: Option<BuildDirLock>,
+    /// How long notebooks took, read from the build folder when it is locked;
+    /// `timed` says whether this run added any.
+    durations: Durations,
+    timed: bool,
     /// Notebooks executed and notebooks found fresh, for the summary.
     executed: usize,
     fresh: usize,
@@ -403,6 +408,8 @@ pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdic
         fingerprint: project.fingerprint()?,
         book: project.book(&loaded)?,
         lock: None,
+        durations: Durations::default(),
+        timed: false,
         executed: 0,
         fresh: 0,
     };
@@ -427,6 +434,7 @@ pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdic
     if session.index(mode)? == Verdict::Differences {
         verdict = Verdict::Differences;
     }
+    session.save_durations();
     if matches!(mode, Mode::Update { .. }) {
         eprintln!("{}", session.summary());
     }
@@ -651,15 +659,46 @@ impl Session<'_> {
         )
     }
 
+    /// The build folder's lock, taken on first use, when the notebooks' last
+    /// times are read from the folder too.
+    fn locked(&mut self) -> Result<&BuildDirLock, RunnerError> {
+        if self.lock.is_none() {
+            let held = lock(self.project)?;
+            // Only a hint for the order of `-j`: unreadable is as good as missing.
+            let text = io::read_optional(&held.dir.join(durations::FILE));
+            self.durations = Durations::parse(&text.ok().flatten().unwrap_or_default());
+            self.lock = Some(held);
+        }
+        Ok(self.lock.as_ref().expect("locked above"))
+    }
+
+    /// Keeps the times of the notebooks this run executed in the build folder,
+    /// for the next `-j` run's order. Failing to is not an error of the run.
+    fn save_durations(&self) {
+        let (Some(lock), true) = (&self.lock, self.timed) else {
+            return;
+        };
+        if let Err(e) = io::write_atomic(&lock.dir.join(durations::FILE), &self.durations.to_tsv())
+        {
+            eprintln!(
+                "warning: {e}; the next run with -j may start its notebooks in a worse order"
+            );
+        }
+    }
+
     /// Executes the notebooks `todo` (indexes into `loaded`, in order), up to
     /// `project.jobs` at once, and returns each one's result by index.
     ///
     /// Each job has an evcxr engine and a build folder of its own: the first
     /// job the usual folder, job `k` the folder [`engine::job_dir`] names,
     /// which starts as a copy of the usual one ([`engine::copy_build`]). A
-    /// folder another run holds is not used, so fewer jobs may run. After a
-    /// notebook fails, no further notebook starts; the caller reports the
-    /// first failure in notebook order, as a run of one job at a time would.
+    /// folder another run holds is not used, so fewer jobs may run. The
+    /// notebooks start longest first, by their last times
+    /// ([`Durations::start_order`]). After a notebook fails, no further
+    /// notebook starts; the caller writes the results in notebook order,
+    /// executes on its own any notebook before the failing one that did not
+    /// start, and stops at the first failure, as a run of one job at a time
+    /// would.
     ///
     /// The engines share the process's working directory, so this returns
     /// nothing (and the caller executes one notebook at a time) unless the
@@ -677,10 +716,7 @@ impl Session<'_> {
         if folders.len() != 1 {
             return Ok(BTreeMap::new());
         }
-        if self.lock.is_none() {
-            self.lock = Some(lock(self.project)?);
-        }
-        let base = self.lock.as_ref().expect("locked above").dir.clone();
+        let base = self.locked()?.dir.clone();
         // A cold folder is built by the first notebook; more engines would
         // each build z3 and polars again at the same time.
         if !engine::has_built_crate(&base) {
@@ -696,7 +732,7 @@ impl Session<'_> {
             };
             if !engine::has_built_crate(&dir) {
                 eprintln!(
-                    "note: copying the build in {} to {} for a second engine (once)",
+                    "note: copying the build in {} to {} for another engine (once)",
                     base.display(),
                     dir.display()
                 );
@@ -722,11 +758,22 @@ impl Session<'_> {
         let root = std::path::absolute(&self.project.root).map_err(io)?;
         let previous = std::env::current_dir().map_err(io)?;
         std::env::set_current_dir(folder).map_err(io)?;
-        let outputs = self.run_jobs(loaded, todo, &root, &dirs);
+        let labelled: Vec<(usize, &str)> = todo
+            .iter()
+            .map(|&i| (i, loaded[i].label.as_str()))
+            .collect();
+        let order = self.durations.start_order(&labelled);
+        let outputs = self.run_jobs(loaded, &order, &root, &dirs);
         let _ = std::env::set_current_dir(previous);
+        for (i, out, secs) in &outputs {
+            if out.is_ok() {
+                self.durations.set(&loaded[*i].label, *secs);
+                self.timed = true;
+            }
+        }
         Ok(outputs
             .into_iter()
-            .map(|(i, out)| {
+            .map(|(i, out, _)| {
                 let nb = &loaded[i].nb;
                 let hashes = stages::expected_hashes(nb, &self.fingerprint);
                 (i, out.map(|o| stages::apply_outputs(nb, o, &hashes)))
@@ -747,7 +794,7 @@ impl Session<'_> {
         todo: &[usize],
         root: &Path,
         dirs: &[&Path],
-    ) -> Vec<(usize, Ran)> {
+    ) -> Vec<(usize, Ran, f64)> {
         let multi = indicatif::MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
         let failed = std::sync::atomic::AtomicBool::new(false);
         let timeout = self.project.cell_timeout;
@@ -770,7 +817,7 @@ impl Session<'_> {
                 let started = match started {
                     Ok(started) => started,
                     Err(e) => {
-                        results.push((i, Err(e)));
+                        results.push((i, Err(e), 0.0));
                         break;
                     }
                 };
@@ -789,15 +836,15 @@ impl Session<'_> {
                             failed.store(true, std::sync::atomic::Ordering::SeqCst);
                         }
                         let _ = free.send(k);
-                        out.map_err(RunnerError::from)
+                        (out.map_err(RunnerError::from), t0.elapsed().as_secs_f64())
                     }),
                 ));
             }
             for (i, handle) in running {
-                let out = handle
+                let (out, secs) = handle
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                results.push((i, out));
+                results.push((i, out, secs));
             }
             results
         })
@@ -806,11 +853,13 @@ impl Session<'_> {
     /// Executes `nb` (taking the build-folder lock on first use) and returns it
     /// with fresh outputs and the hashes they were computed for.
     fn execute(&mut self, path: &Path, nb: &Notebook) -> Result<Notebook, RunnerError> {
-        if self.lock.is_none() {
-            self.lock = Some(lock(self.project)?);
-        }
-        let lock = self.lock.as_ref().expect("locked above");
-        let outputs = run_cells(self.project, lock, path, nb, false, false)?;
+        let project = self.project;
+        let lock = self.locked()?;
+        let started = Instant::now();
+        let outputs = run_cells(project, lock, path, nb, false, false)?;
+        let label = project.label(path);
+        self.durations.set(&label, started.elapsed().as_secs_f64());
+        self.timed = true;
         let hashes = stages::expected_hashes(nb, &self.fingerprint);
         Ok(stages::apply_outputs(nb, outputs, &hashes))
     }
