@@ -133,11 +133,23 @@ impl Jupyter {
     /// cache folder; returns what the script recorded and the kernel's
     /// standard error (where cargo reports what it compiles).
     fn start_kernel(&self, cache: &Path, what: &str) -> (Value, String) {
+        self.start_kernel_and_run(cache, what, None)
+    }
+
+    /// [`Jupyter::start_kernel`], then runs `more` in the kernel too; its
+    /// reply is under "more".
+    fn start_kernel_and_run(
+        &self,
+        cache: &Path,
+        what: &str,
+        more: Option<&str>,
+    ) -> (Value, String) {
         let report = self.dir.path().join("start.json");
         let o = self
             .python("cold_start.py")
             .arg("puzzlebook")
             .arg(&report)
+            .args(more)
             .env("XDG_CACHE_HOME", cache)
             .output()
             .expect("python runs");
@@ -529,10 +541,23 @@ fn install_builds_the_first_build_folder_and_later_kernels_start_from_it() {
     );
     assert!(out.contains("puzzlebook/kernel/slot-0"), "{out}");
     // The kernel's first start then compiles none of the dependencies (cargo
-    // reports each crate it compiles on the kernel's standard error).
-    let (seen, stderr) = jupyter.start_kernel(&cache, "the first kernel");
+    // reports each crate it compiles on the kernel's standard error), and
+    // neither does notebook 04's `:dep`, which adds the crate's polars
+    // feature: install built the crate with it too.
+    let with_polars = format!(
+        ":dep puzzlebook = {{ path = {:?}, features = [\"polars\"] }}\n\
+         puzzlebook::sum_product::candidates(9)?.height()",
+        root_dir().canonicalize().unwrap().to_str().unwrap()
+    );
+    let (seen, stderr) =
+        jupyter.start_kernel_and_run(&cache, "the first kernel", Some(&with_polars));
     assert_eq!(seen["after"]["result"], "42", "{seen:#}");
+    assert_eq!(seen["more"]["result"], "45", "{seen:#}");
     assert_compiled_no_dependency(&stderr);
+    assert!(
+        !stderr.contains("Compiling puzzlebook v"),
+        "the kernel compiled the crate with polars:\n{stderr}"
+    );
 
     // A second kernel, while the first holds slot-0, gets slot-1 and starts
     // from slot-0's build instead of building again.

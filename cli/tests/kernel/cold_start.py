@@ -1,13 +1,14 @@
 """Starts a kernel as Jupyter does and records what its first minutes look like.
 
-usage: cold_start.py KERNEL_NAME OUT_JSON
+usage: cold_start.py KERNEL_NAME OUT_JSON [MORE_CODE]
 
 With jupyter_client (the library under Jupyter, nbclient and nbconvert):
 1. starts the kernel and waits for it to answer kernel_info, with the 60-second
    limit nbclient and `jupyter nbconvert --execute` use by default;
 2. runs a cell, waits for the kernel's first word on it, interrupts the kernel
    and waits for the cell's reply;
-3. runs `40 + 2` and waits, up to 30 minutes, for its result.
+3. runs `40 + 2` and waits, up to 30 minutes, for its result;
+4. with MORE_CODE, runs it and waits, up to 30 minutes, for its result.
 Writes one JSON object to OUT_JSON (the kernel shares this script's standard
 output): the seconds each step took, the replies, and the stream text each
 cell printed. The Rust test (cli/tests/jupyter_kernel.rs)
@@ -65,6 +66,11 @@ def main(argv):
         reply, streams, result = run_cell(kc, "40 + 2", 1800)
         out["after"] = {"seconds": time.monotonic() - t, "status": reply["status"],
                         "result": result, "streams": streams}
+        if len(argv) > 3:
+            t = time.monotonic()
+            reply, streams, result = run_cell(kc, argv[3], 1800)
+            out["more"] = {"seconds": time.monotonic() - t, "status": reply["status"],
+                           "result": result, "streams": streams}
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
