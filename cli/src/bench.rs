@@ -16,6 +16,7 @@ use puzzlebook::table::Table;
 use puzzlebook::twenty_four::{self, exhaustive::multisets, Method};
 
 use crate::pipeline::hash::library_files;
+use crate::pipeline::notebook::{CellKind, Notebook, NotebookCell};
 
 /// A benchmark that could not run.
 #[derive(Debug, Error)]
@@ -464,28 +465,16 @@ pub const TIMED_CELLS: [(&str, &str); 2] = [
     ("statement", "twenty_four::solve_24(&[1, 5, 5, 5])?;"),
 ];
 
-/// A notebook of code cells with these sources, and no outputs.
-fn notebook_of(sources: &[String]) -> serde_json::Value {
-    let cells: Vec<serde_json::Value> = sources
+/// A notebook of code cells with these sources, and no outputs, as nbformat JSON.
+fn notebook_of(sources: &[String]) -> String {
+    let mut nb =
+        Notebook::parse(r#"{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}"#)
+            .expect("an empty notebook parses");
+    nb.cells = sources
         .iter()
-        .enumerate()
-        .map(|(i, src)| {
-            serde_json::json!({
-                "cell_type": "code",
-                "execution_count": null,
-                "id": format!("bench-{i}"),
-                "metadata": {},
-                "outputs": [],
-                "source": src,
-            })
-        })
+        .map(|s| NotebookCell::new(CellKind::Code, s))
         .collect();
-    serde_json::json!({
-        "cells": cells,
-        "metadata": {},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    })
+    nb.to_json()
 }
 
 /// The cells group: for each setup and each timed cell, a throwaway notebook
@@ -511,7 +500,7 @@ pub fn cells(binary: &Path, root: &Path, cells: usize) -> Result<Vec<Measurement
             let path = copy
                 .path()
                 .join(format!("notebooks/bench-{kind}-{i}.ipynb"));
-            std::fs::write(&path, notebook_of(&sources).to_string())
+            std::fs::write(&path, notebook_of(&sources))
                 .map_err(|e| fail(format!("{}: {e}", path.display())))?;
             let cpu = cpu_time();
             let out = Command::new(binary)

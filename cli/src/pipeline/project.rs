@@ -461,7 +461,7 @@ impl Session<'_> {
     }
 
     /// The notebook `l` executed: as `ran` already did, or now.
-    fn executed(
+    fn fresh_notebook(
         &mut self,
         l: &Loaded,
         ran: Option<Result<Notebook, RunnerError>>,
@@ -492,7 +492,7 @@ impl Session<'_> {
         if !run {
             return Ok(verdict);
         }
-        let fresh = self.executed(l, ran)?;
+        let fresh = self.fresh_notebook(l, ran)?;
         let rendered = book::files(&fresh, label, &self.book);
         let mut diffs = vec![stages::diff(
             &l.nb.to_json(),
@@ -542,7 +542,7 @@ impl Session<'_> {
         } = plan;
         let (fresh, rendered) = if needs_run {
             self.executed += 1;
-            let fresh = self.executed(l, ran)?;
+            let fresh = self.fresh_notebook(l, ran)?;
             let rendered = book::files(&fresh, label, &self.book);
             (fresh, rendered)
         } else {
