@@ -12,21 +12,30 @@
 //! in one cell belongs to that cell's Z3 context and crashes the kernel when used in
 //! another, so every value this crate hands a notebook is plain data (a formula of
 //! our own, a level, a table, answers) and all Z3 work happens inside one call.
-//! Polars frames are rebuilt on entry for the same reason (see `sum_product`).
+//! Polars frames are rebuilt on entry for the same reason (see `sum_product`),
+//! unless polars comes from its shared library (below).
 //!
 //! # Features
 //!
-//! `polars` adds the Impossible Puzzle's chapter, `sum_product`, whose tables
-//! are polars frames: `:dep puzzlebook = { path = "..", features = ["polars"] }`.
-//! It is off by default because every cell of a notebook that loads polars
-//! links it, and such a cell compiles about 0.4 s slower.
+//! Two features add the Impossible Puzzle's chapter, `sum_product`, whose
+//! tables are polars frames. They differ in how polars is linked:
+//!
+//! - `polars-dylib`, for notebooks: `:dep puzzlebook = { path = "..",
+//!   features = ["polars-dylib"] }`. polars comes from one Rust shared library
+//!   (`polars-dylib/`), which every cell links to instead of linking polars
+//!   itself: a cell that uses polars then compiles in about half the time.
+//! - `polars`, for programs (the `puzzlebook` command, the tests): polars
+//!   linked statically, as usual.
+//!
+//! They cannot be combined. Both are off by default, because a cell of a
+//! notebook that loads polars compiles slower even if it never uses a frame.
 
 pub mod calculator;
 pub mod figure;
 pub mod prelude;
 pub mod rich;
 pub mod srat;
-#[cfg(feature = "polars")]
+#[cfg(any(feature = "polars", feature = "polars-dylib"))]
 pub mod sum_product;
 pub mod table;
 pub mod twenty_four;
@@ -41,3 +50,13 @@ pub use z3;
 /// The `polars` crate, re-exported for the same reason as [`z3`].
 #[cfg(feature = "polars")]
 pub use polars;
+
+/// The `polars` crate, from its shared library (the `polars-dylib` feature).
+#[cfg(all(feature = "polars-dylib", not(feature = "polars")))]
+pub use puzzlebook_polars_dylib::polars;
+
+#[cfg(all(feature = "polars", feature = "polars-dylib"))]
+compile_error!(
+    "the features `polars` and `polars-dylib` link polars twice: a notebook asks for \
+     `polars-dylib`, a program for `polars`, never both"
+);

@@ -4,7 +4,7 @@ pub use crate::calculator::{self, Button, Level, Solution};
 pub use crate::figure::{self, Figure, Grid, Node};
 pub use crate::rich::{RichDisplay, ORG_MIME};
 pub use crate::srat::{self, Answers, Formula, Q13Form, Q20Mode, Term, Test};
-#[cfg(feature = "polars")]
+#[cfg(any(feature = "polars", feature = "polars-dylib"))]
 pub use crate::sum_product::{self, Dialogue, Key};
 pub use crate::table::{Cell, Table};
 pub use crate::twenty_four::{self, Expr};
@@ -14,9 +14,9 @@ pub use crate::z3util::{self, SolveError};
 pub use crate::z3;
 
 /// The `polars` crate, for the same reason.
-#[cfg(feature = "polars")]
+#[cfg(any(feature = "polars", feature = "polars-dylib"))]
 pub use crate::polars;
 
 /// The frame type notebooks hold in variables (evcxr cannot infer it unnamed).
-#[cfg(feature = "polars")]
+#[cfg(any(feature = "polars", feature = "polars-dylib"))]
 pub use crate::polars::prelude::DataFrame;

@@ -1,6 +1,6 @@
 //! The library a notebook loads with `:dep` builds none of the command's
 //! dependencies: `cargo tree -p puzzlebook` shows no evcxr, clap or indicatif.
-//! Without its `polars` feature it builds no polars either.
+//! Without its `polars` or `polars-dylib` feature it builds no polars either.
 
 use std::process::Command;
 
@@ -37,7 +37,7 @@ fn has(tree: &str, krate: &str) -> bool {
 
 #[test]
 fn the_notebook_dependency_pulls_in_no_evcxr() {
-    for features in [&[][..], &["polars"]] {
+    for features in [&[][..], &["polars"], &["polars-dylib"]] {
         let tree = tree(features);
         assert!(has(&tree, "z3 v0.22"), "{tree}");
         for banned in ["evcxr", "clap ", "indicatif", "pulldown-cmark"] {
@@ -53,4 +53,43 @@ fn the_notebook_dependency_pulls_in_no_evcxr() {
 fn polars_comes_only_with_its_feature() {
     assert!(!has(&tree(&[]), "polars"), "{}", tree(&[]));
     assert!(has(&tree(&["polars"]), "polars v0.55"));
+}
+
+#[test]
+fn polars_dylib_brings_polars_through_its_shared_library_only() {
+    assert!(has(&tree(&["polars-dylib"]), "puzzlebook-polars-dylib v"));
+    // What depends on polars directly: the shared library alone, so no cell
+    // links a second, static copy beside it.
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "--offline",
+            "--package",
+            "puzzlebook",
+            "--features",
+            "polars-dylib",
+            "--edges",
+            "normal",
+            "--invert",
+            "polars",
+            "--depth",
+            "1",
+            "--prefix",
+            "none",
+            "--manifest-path",
+        ])
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dependents: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .skip(1)
+        .map(|l| l.split(' ').next().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(dependents, ["puzzlebook-polars-dylib"]);
 }

@@ -446,10 +446,16 @@ pub fn report(binary: &Path, root: &Path, repeat: usize) -> Result<Vec<Measureme
 }
 
 /// One way of loading the crate in the cells group: a name and its `:dep` cell.
-const CELL_SETUPS: [(&str, &str); 2] = [
+const CELL_SETUPS: [(&str, &str); 3] = [
     (
-        "with polars (all notebooks before)",
-        ":dep puzzlebook = { path = \"..\", features = [\"polars\"] }\nuse puzzlebook::prelude::*;",
+        "static polars (all notebooks before)",
+        ":dep puzzlebook = { path = \"..\", features = [\"polars\"] }\n\
+         use puzzlebook::prelude::*;\nuse puzzlebook::polars::prelude::*;",
+    ),
+    (
+        "polars as a shared library (notebook 04 now)",
+        ":dep puzzlebook = { path = \"..\", features = [\"polars-dylib\"] }\n\
+         use puzzlebook::prelude::*;\nuse puzzlebook::polars::prelude::*;",
     ),
     (
         "without polars (notebooks 01-03 now)",
@@ -464,6 +470,13 @@ pub const TIMED_CELLS: [(&str, &str); 2] = [
     ("value", "twenty_four::solve_24(&[1, 5, 5, 5])?"),
     ("statement", "twenty_four::solve_24(&[1, 5, 5, 5])?;"),
 ];
+
+/// A cell like notebook 04's: a polars query written in the cell, on a frame
+/// the crate builds. Timed in the setups that load polars.
+pub const FRAME_CELL: (&str, &str) = (
+    "polars query",
+    "sum_product::candidates(9)?.lazy().filter(col(\"m\").gt(lit(10))).collect()?.height();",
+);
 
 /// A notebook of code cells with these sources, and no outputs, as nbformat JSON.
 fn notebook_of(sources: &[String]) -> String {
@@ -493,13 +506,17 @@ pub fn cells(binary: &Path, root: &Path, cells: usize) -> Result<Vec<Measurement
     })?;
     let group = format!("a cell that calls the crate (median of {cells})");
     let mut rows = Vec::new();
-    for (kind, cell) in TIMED_CELLS {
+    for (kind, cell) in TIMED_CELLS.into_iter().chain([FRAME_CELL]) {
         for (i, (setup, dep)) in CELL_SETUPS.iter().enumerate() {
+            if (kind, cell) == FRAME_CELL && !dep.contains("polars") {
+                continue;
+            }
             let mut sources = vec![dep.to_string()];
             sources.extend(std::iter::repeat_n(cell.to_string(), cells + 1));
-            let path = copy
-                .path()
-                .join(format!("notebooks/bench-{kind}-{i}.ipynb"));
+            let path = copy.path().join(format!(
+                "notebooks/bench-{}-{i}.ipynb",
+                kind.replace(' ', "-")
+            ));
             std::fs::write(&path, notebook_of(&sources))
                 .map_err(|e| fail(format!("{}: {e}", path.display())))?;
             let cpu = cpu_time();

@@ -2,6 +2,7 @@
 //! its lock, the toolchain's library folder, the process environment, and the
 //! optimisation level cells compile at. The runner and the Jupyter kernel share it.
 
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -100,9 +101,10 @@ impl BuildDirLock {
     }
 }
 
-/// The folder holding the toolchain's `libstd-*.so`:
-/// `<sysroot>/lib/rustlib/<host>/lib`, from `rustc --print sysroot` and `rustc -vV`.
-pub fn rust_dylib_dir() -> Result<PathBuf, String> {
+/// The host's target triple and the folder holding the toolchain's
+/// `libstd-*.so` (`<sysroot>/lib/rustlib/<host>/lib`), from `rustc -vV` and
+/// `rustc --print sysroot`.
+fn toolchain() -> Result<(String, PathBuf), String> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let run = |args: &[&str]| -> Result<String, String> {
         let out = std::process::Command::new(&rustc)
@@ -116,34 +118,46 @@ pub fn rust_dylib_dir() -> Result<PathBuf, String> {
         .lines()
         .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
         .ok_or("rustc -vV names no host")?;
-    Ok(Path::new(&sysroot)
+    let lib = Path::new(&sysroot)
         .join("lib/rustlib")
-        .join(host)
-        .join("lib"))
+        .join(&host)
+        .join("lib");
+    Ok((host, lib))
 }
 
-/// Lets the evcxr child process find `libstd-*.so`.
-///
-/// evcxr compiles each cell to a shared object that links the standard library
-/// dynamically, and finds it through a relative rpath computed for the `deps/`
-/// folder. evcxr 0.22 loads the copy one folder up, so in a build folder deeper
-/// than `/tmp/x` the relative path misses and `dlopen` fails. Putting the
-/// toolchain's library folder on `LD_LIBRARY_PATH` makes any depth work.
-fn add_rust_dylib_dir() -> Result<(), String> {
-    let dir = rust_dylib_dir()?;
-    let mut paths = vec![dir.clone()];
-    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
-        paths.extend(std::env::split_paths(&old).filter(|p| *p != dir));
+/// A library search path with `dirs` first, then the entries of `old` that
+/// are not among them, in their order.
+fn library_path(dirs: &[PathBuf], old: Option<&OsStr>) -> Result<OsString, String> {
+    let mut paths = dirs.to_vec();
+    if let Some(old) = old {
+        paths.extend(std::env::split_paths(old).filter(|p| !dirs.contains(p)));
     }
-    let joined = std::env::join_paths(paths).map_err(|e| e.to_string())?;
-    std::env::set_var("LD_LIBRARY_PATH", joined);
-    Ok(())
+    std::env::join_paths(paths).map_err(|e| e.to_string())
 }
 
-/// Sets the process environment an evcxr engine started from this process needs:
-/// its build folder (`EVCXR_TMPDIR`), its config folder (`EVCXR_CONFIG_DIR`),
-/// no inherited cargo target folder, and the toolchain's library folder on
-/// `LD_LIBRARY_PATH`.
+/// What cargo mixes into every file name it builds in an engine's folder,
+/// through `__CARGO_DEFAULT_LIB_METADATA` (the variable Rust's own build uses
+/// for its `libstd-<hash>.so`).
+///
+/// Without it cargo names a path package's Rust shared library without a hash:
+/// `libpuzzlebook_polars_dylib.so` would be one file for every checkout that
+/// builds in the folder (a `bench` copy, a second clone), each build
+/// overwriting the last, and cells compiled against one would fail to load
+/// with another. With it the file is `libpuzzlebook_polars_dylib-<hash>.so`,
+/// one per checkout, and cells ask for theirs.
+pub const LIB_METADATA: &str = "puzzlebook";
+
+/// Sets the process environment an evcxr engine started from this process
+/// needs: its build folder (`EVCXR_TMPDIR`), its config folder
+/// (`EVCXR_CONFIG_DIR`), no inherited cargo target folder, hashed names for
+/// shared libraries ([`LIB_METADATA`]), and `LD_LIBRARY_PATH`.
+///
+/// evcxr compiles each cell to a shared object that links the standard
+/// library, and with the `polars-dylib` feature polars, dynamically. It finds
+/// them through relative rpaths computed for the `deps/` folder, but loads the
+/// cell's copy one folder up, where they miss. So `LD_LIBRARY_PATH` gets the
+/// toolchain's library folder and the build folder's `deps/`, ahead of
+/// anything inherited (`cargo run` puts the workspace's own `deps/` there).
 ///
 /// Call it before evcxr starts. The kernel calls it while the process has one
 /// thread; `report -j` calls it on its main thread, one engine at a time,
@@ -155,7 +169,14 @@ pub fn engine_environment(build_dir: &Path, config_dir: &Path) -> Result<(), Str
     // inherited from the caller (CI sets one) would send them elsewhere.
     std::env::remove_var("CARGO_TARGET_DIR");
     std::env::remove_var("CARGO_BUILD_TARGET_DIR");
-    add_rust_dylib_dir()?;
+    std::env::set_var("__CARGO_DEFAULT_LIB_METADATA", LIB_METADATA);
+    let (host, std_lib) = toolchain()?;
+    let deps = build_dir.join("target").join(host).join("debug/deps");
+    let old = std::env::var_os("LD_LIBRARY_PATH");
+    std::env::set_var(
+        "LD_LIBRARY_PATH",
+        library_path(&[std_lib, deps], old.as_deref())?,
+    );
     std::env::set_var("EVCXR_CONFIG_DIR", config_dir);
     Ok(())
 }
@@ -279,6 +300,21 @@ pub fn interrupted() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_engines_library_folders_come_before_inherited_ones() {
+        let ours = [PathBuf::from("/rust/lib"), PathBuf::from("/b/target/deps")];
+        assert_eq!(
+            library_path(&ours, None).unwrap(),
+            "/rust/lib:/b/target/deps"
+        );
+        // `cargo run` puts the workspace's own deps/ first; ours go before it,
+        // and an entry already there is not repeated.
+        assert_eq!(
+            library_path(&ours, Some(OsStr::new("/w/target/debug/deps:/rust/lib"))).unwrap(),
+            "/rust/lib:/b/target/deps:/w/target/debug/deps"
+        );
+    }
 
     #[test]
     fn jobs_take_folders_beside_the_build_folder() {

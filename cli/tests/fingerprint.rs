@@ -10,7 +10,7 @@ use common::root_dir;
 use puzzlebook_cli::pipeline::hash::fingerprint;
 
 /// A copy of the checkout's sources: the workspace manifest and lock, the
-/// library and the command.
+/// library, its shared polars library and the command.
 fn copy_checkout() -> tempfile::TempDir {
     fn copy_dir(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).unwrap();
@@ -28,6 +28,10 @@ fn copy_checkout() -> tempfile::TempDir {
         std::fs::copy(root_dir().join(f), d.path().join(f)).unwrap();
     }
     copy_dir(&root_dir().join("src"), &d.path().join("src"));
+    copy_dir(
+        &root_dir().join("polars-dylib"),
+        &d.path().join("polars-dylib"),
+    );
     copy_dir(&root_dir().join("cli/src"), &d.path().join("cli/src"));
     std::fs::copy(
         root_dir().join("cli/Cargo.toml"),
@@ -87,6 +91,10 @@ fn editing_the_library_or_its_locked_dependencies_changes_it() {
     changed("a nested library file");
     std::fs::write(d.path().join("src/new_module.rs"), "").unwrap();
     changed("a new library file");
+    edit(d.path().join("polars-dylib/src/lib.rs"), |t| {
+        t + "\n// an edit\n"
+    });
+    changed("the shared polars library, which notebook 04 compiles");
     bump_lock(d.path(), "polars-core");
     changed("a transitive dependency's lock entry");
     bump_lock(d.path(), "z3-sys");

@@ -156,6 +156,14 @@ fn a_frame_made_in_one_cell_is_pruned_in_the_next() {
         "{report}"
     );
     assert!(report.contains(": 15\n"), "step-2 has 15 rows: {report}");
+    // The cells linked polars as the one shared library, not a copy each.
+    let at = report
+        .find("]: polars-shared\n")
+        .expect("a polars-shared result");
+    assert!(
+        report[at..].starts_with("]: polars-shared\n: true\n"),
+        "{report}"
+    );
 
     // Everything is fresh now: a second report executes nothing and writes nothing.
     let before = f.read(&f.notebook("frames-across-cells.ipynb"));

@@ -10,7 +10,7 @@
 //! ([`rebuild`]), reading columns by position and comparing names as strings,
 //! never through a hashed lookup on the incoming frame.
 
-use polars::prelude::*;
+use crate::polars::prelude::*;
 
 use super::rows::{Key, Row};
 use super::SumProductError;

@@ -19,7 +19,7 @@ pub use rows::{candidate_rows, prune_rows, unique_rows, Key, Row};
 pub enum SumProductError {
     /// polars failed.
     #[error("polars: {0}")]
-    Polars(#[from] polars::prelude::PolarsError),
+    Polars(#[from] crate::polars::prelude::PolarsError),
     /// A frame lacks one of `m s x y`.
     #[error("the frame has no column {0:?}; prune needs columns m, s, x, y")]
     MissingColumn(String),

@@ -94,7 +94,7 @@ pub fn seed_from_warm_slot(root: &Path, slot: &Path) -> Option<PathBuf> {
 /// notebook waits for it; returns the folder. `kernel install` calls it.
 ///
 /// That is the crate as a kernel loads it (z3, plotters and puzzlebook), and
-/// the crate with its `polars` feature, as notebook 04 loads it.
+/// the crate with its `polars-dylib` feature, as notebook 04 loads it.
 ///
 /// Sets the engine's environment variables, so call it before any thread starts.
 pub fn prepare_slot(config: &Path, checkout: &Path) -> Result<PathBuf, KernelError> {
@@ -105,7 +105,7 @@ pub fn prepare_slot(config: &Path, checkout: &Path) -> Result<PathBuf, KernelErr
     let (mut ctx, _outputs) =
         evcxr::CommandContext::new().map_err(|e| KernelError::Server(e.into()))?;
     let with_polars = format!(
-        ":dep puzzlebook = {{ path = {}, features = [\"polars\"] }}",
+        ":dep puzzlebook = {{ path = {}, features = [\"polars-dylib\"] }}",
         serde_json::to_string(&checkout.to_string_lossy()).expect("a string")
     );
     // `:load_config` first: it sets the optimisation level both builds use.

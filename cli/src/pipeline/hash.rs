@@ -4,7 +4,9 @@
 //! ```text
 //! fingerprint = sha1( "puzzlebook-fingerprint-v2\n"
 //!                     "capture " CAPTURE_FORMAT "\n"
-//!                     for each file F of Cargo.toml and src/** (sorted by path):
+//!                     for each file F of Cargo.toml and src/**, then of
+//!                     polars-dylib/Cargo.toml and polars-dylib/src/**
+//!                     (each package's sources sorted by path):
 //!                         "file " F "\n" len(F) "\n" bytes(F) "\n"
 //!                     for each package P in the library's dependency tree in
 //!                     Cargo.lock (sorted by name, then version):
@@ -35,28 +37,37 @@ fn hex(d: impl AsRef<[u8]>) -> String {
     d.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The packages of the checkout a notebook's `:dep` compiles, as folders
+/// relative to the root: the library, and the shared polars library that its
+/// `polars-dylib` feature adds.
+pub const LIBRARY_PACKAGES: [&str; 2] = ["", "polars-dylib"];
+
 /// The library's files a notebook's `:dep` compiles, relative to the checkout
-/// `root`, sorted: `Cargo.toml` and everything under `src/`.
+/// `root`: for each of [`LIBRARY_PACKAGES`], its `Cargo.toml` and everything
+/// under its `src/`, sorted.
 ///
 /// This is the one list of them: the fingerprint, `bench`'s copy of the
 /// project and the tests' fixtures all use it.
 pub fn library_files(root: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut out = vec![PathBuf::from("Cargo.toml")];
-    let mut stack = vec![PathBuf::from("src")];
-    let mut found = Vec::new();
-    while let Some(rel) = stack.pop() {
-        for entry in std::fs::read_dir(root.join(&rel))? {
-            let entry = entry?;
-            let r = rel.join(entry.file_name());
-            if entry.file_type()?.is_dir() {
-                stack.push(r);
-            } else {
-                found.push(r);
+    let mut out = Vec::new();
+    for package in LIBRARY_PACKAGES.map(PathBuf::from) {
+        out.push(package.join("Cargo.toml"));
+        let mut stack = vec![package.join("src")];
+        let mut found = Vec::new();
+        while let Some(rel) = stack.pop() {
+            for entry in std::fs::read_dir(root.join(&rel))? {
+                let entry = entry?;
+                let r = rel.join(entry.file_name());
+                if entry.file_type()?.is_dir() {
+                    stack.push(r);
+                } else {
+                    found.push(r);
+                }
             }
         }
+        found.sort();
+        out.extend(found);
     }
-    found.sort();
-    out.extend(found);
     Ok(out)
 }
 
