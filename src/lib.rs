@@ -12,8 +12,9 @@
 //! in one cell belongs to that cell's Z3 context and crashes the kernel when used in
 //! another, so every value this crate hands a notebook is plain data (a formula of
 //! our own, a level, a table, answers) and all Z3 work happens inside one call.
-//! Polars frames are rebuilt on entry for the same reason (see `sum_product`),
-//! unless polars comes from its shared library (below).
+//! Polars frames have the same trouble when every cell links its own polars;
+//! with the `polars-dylib` feature (below) all cells share one, and frames
+//! cross cells as they are (see `sum_product::frame`).
 //!
 //! # Features
 //!

@@ -156,6 +156,15 @@ fn a_frame_made_in_one_cell_is_pruned_in_the_next() {
         "{report}"
     );
     assert!(report.contains(": 15\n"), "step-2 has 15 rows: {report}");
+    // Queried by polars in a later cell as it is: 7 of step-2's pairs sum to
+    // more than 8 (9, 9, 11, 11, 10, 10, 10 in the write-up's table).
+    let at = report
+        .find("]: queried-later\n")
+        .expect("a queried-later result");
+    assert!(
+        report[at..].starts_with("]: queried-later\n: 7\n"),
+        "{report}"
+    );
     // The cells linked polars as the one shared library, not a copy each.
     let at = report
         .find("]: polars-shared\n")

@@ -2,13 +2,18 @@
 //!
 //! # Frames that cross notebook cells
 //!
-//! evcxr links a separate copy of polars into every notebook cell. A frame made
-//! in one cell carries state from that cell's copy (a cached schema whose hash
-//! map was seeded by the other copy), and a name lookup on it from the next
-//! cell's copy can fail with `ColumnNotFound` for a column that is plainly there.
-//! So every function here that takes a frame first rebuilds it from its values
-//! ([`rebuild`]), reading columns by position and comparing names as strings,
-//! never through a hashed lookup on the incoming frame.
+//! With the `polars` feature, evcxr links a separate copy of polars into every
+//! notebook cell. A frame made in one cell carries state from that cell's copy
+//! (a cached schema whose hash map was seeded by the other copy), and a name
+//! lookup on it from the next cell's copy can fail with `ColumnNotFound` for a
+//! column that is plainly there. So every function here that takes a frame
+//! first rebuilds it from its values ([`rebuild`]), reading columns by position
+//! and comparing names as strings, never through a hashed lookup on the
+//! incoming frame.
+//!
+//! With the `polars-dylib` feature, as notebook 04 loads the crate, every cell
+//! uses the one polars of the shared library, and frames cross cells as they
+//! are; the rebuild then costs a copy of a small table and nothing else.
 
 use crate::polars::prelude::*;
 
