@@ -4,8 +4,9 @@
 
 use std::process::Command;
 
-/// The library's normal dependency tree, one crate per line, with `features`.
-fn tree(features: &[&str]) -> String {
+/// `cargo tree` of the library's normal dependencies, one crate per line,
+/// with `features` and any `extra` arguments.
+fn cargo_tree(features: &[&str], extra: &[&str]) -> String {
     let mut c = Command::new(env!("CARGO"));
     c.args([
         "tree",
@@ -18,7 +19,8 @@ fn tree(features: &[&str]) -> String {
         "none",
         "--manifest-path",
     ])
-    .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"));
+    .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+    .args(extra);
     for f in features {
         c.args(["--features", f]);
     }
@@ -29,6 +31,11 @@ fn tree(features: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The library's normal dependency tree, one crate per line, with `features`.
+fn tree(features: &[&str]) -> String {
+    cargo_tree(features, &[])
 }
 
 fn has(tree: &str, krate: &str) -> bool {
@@ -60,36 +67,11 @@ fn polars_dylib_brings_polars_through_its_shared_library_only() {
     assert!(has(&tree(&["polars-dylib"]), "puzzlebook-polars-dylib v"));
     // What depends on polars directly: the shared library alone, so no cell
     // links a second, static copy beside it.
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "--offline",
-            "--package",
-            "puzzlebook",
-            "--features",
-            "polars-dylib",
-            "--edges",
-            "normal",
-            "--invert",
-            "polars",
-            "--depth",
-            "1",
-            "--prefix",
-            "none",
-            "--manifest-path",
-        ])
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
-        .output()
-        .expect("cargo runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dependents: Vec<String> = String::from_utf8_lossy(&out.stdout)
+    let inverted = cargo_tree(&["polars-dylib"], &["--invert", "polars", "--depth", "1"]);
+    let dependents: Vec<&str> = inverted
         .lines()
         .skip(1)
-        .map(|l| l.split(' ').next().unwrap_or_default().to_string())
+        .map(|l| l.split(' ').next().unwrap_or_default())
         .collect();
     assert_eq!(dependents, ["puzzlebook-polars-dylib"]);
 }

@@ -16,6 +16,7 @@ use puzzlebook::table::Table;
 use puzzlebook::twenty_four::{self, exhaustive::multisets, Method};
 
 use crate::pipeline::hash::library_files;
+use crate::pipeline::io::{load_notebook, notebooks_in};
 use crate::pipeline::notebook::{CellKind, Notebook, NotebookCell};
 
 /// A benchmark that could not run.
@@ -390,14 +391,8 @@ fn prebuild_dependencies(binary: &Path, root: &Path) -> Result<(), BenchError> {
     let fail = BenchError::Report;
     let dir = root.join("notebooks");
     let mut deps = std::collections::BTreeSet::new();
-    for entry in std::fs::read_dir(&dir).map_err(|e| fail(format!("{}: {e}", dir.display())))? {
-        let path = entry.map_err(|e| fail(e.to_string()))?.path();
-        if path.extension().is_none_or(|e| e != "ipynb") {
-            continue;
-        }
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
-        let nb = Notebook::parse(&text).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+    for path in notebooks_in(&dir).map_err(|e| fail(e.to_string()))? {
+        let nb = load_notebook(&path).map_err(|e| fail(e.to_string()))?;
         let first = nb.code_cells().next().map(|(_, cell)| cell.source.clone());
         deps.extend(first);
     }

@@ -103,8 +103,14 @@ impl BuildDirLock {
 
 /// The host's target triple and the folder holding the toolchain's
 /// `libstd-*.so` (`<sysroot>/lib/rustlib/<host>/lib`), from `rustc -vV` and
-/// `rustc --print sysroot`.
+/// `rustc --print sysroot`, asked once per process.
 fn toolchain() -> Result<(String, PathBuf), String> {
+    static TOOLCHAIN: std::sync::OnceLock<Result<(String, PathBuf), String>> =
+        std::sync::OnceLock::new();
+    TOOLCHAIN.get_or_init(ask_toolchain).clone()
+}
+
+fn ask_toolchain() -> Result<(String, PathBuf), String> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let run = |args: &[&str]| -> Result<String, String> {
         let out = std::process::Command::new(&rustc)

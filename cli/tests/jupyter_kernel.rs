@@ -21,6 +21,7 @@ mod common;
 use common::{cli_dir, ok, puzzlebook, python, root_dir, text};
 use puzzlebook_cli::engine::BuildDirLock;
 use puzzlebook_cli::kernel::LOADING_NOTE;
+use puzzlebook_cli::pipeline::io::load_notebook;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -583,18 +584,9 @@ fn install_builds_the_first_build_folder_and_later_kernels_start_from_it() {
 
 /// The `:dep` line of notebook 04's first code cell, as committed.
 fn notebook_04_dep() -> String {
-    let nb = read_json(&root_dir().join("notebooks/04-impossible-puzzle.ipynb"));
-    let cell = nb["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["cell_type"] == "code")
-        .expect("a code cell");
-    let source: String = match &cell["source"] {
-        Value::Array(lines) => lines.iter().filter_map(Value::as_str).collect(),
-        other => other.as_str().unwrap_or_default().to_string(),
-    };
-    let dep = source.lines().next().unwrap_or_default().to_string();
+    let nb = load_notebook(&root_dir().join("notebooks/04-impossible-puzzle.ipynb")).unwrap();
+    let (_, cell) = nb.code_cells().next().expect("a code cell");
+    let dep = cell.source.lines().next().unwrap_or_default().to_string();
     assert!(
         dep.starts_with(":dep puzzlebook = { path = \"..\""),
         "{dep}"
