@@ -18,14 +18,16 @@
 //!
 //! # Features
 //!
-//! Two features add the Impossible Puzzle's chapter, `sum_product`, whose
-//! tables are polars frames. They differ in how polars is linked:
+//! Two features add the polars side of the Impossible Puzzle's chapter,
+//! `sum_product`: its tables as polars frames, and `prune` as a polars query.
+//! Without them the chapter's plain-Rust dialogue is still there (the
+//! `puzzlebook` command prints it). They differ in how polars is linked:
 //!
 //! - `polars-dylib`, for notebooks: `:dep puzzlebook = { path = "..",
 //!   features = ["polars-dylib"] }`. polars comes from one Rust shared library
 //!   (`polars-dylib/`), which every cell links to instead of linking polars
 //!   itself: a cell that uses polars then compiles in about half the time.
-//! - `polars`, for programs (the `puzzlebook` command, the tests): polars
+//! - `polars`, for programs (the library's tests, the command's polars bench): polars
 //!   linked statically, as usual.
 //!
 //! They cannot be combined. Both are off by default, because a cell of a
@@ -36,7 +38,6 @@ pub mod figure;
 pub mod prelude;
 pub mod rich;
 pub mod srat;
-#[cfg(any(feature = "polars", feature = "polars-dylib"))]
 pub mod sum_product;
 pub mod table;
 pub mod twenty_four;

@@ -4,7 +4,6 @@ pub use crate::calculator::{self, Button, Level, Solution};
 pub use crate::figure::{self, Figure, Grid, Node};
 pub use crate::rich::{RichDisplay, ORG_MIME};
 pub use crate::srat::{self, Answers, Formula, Q13Form, Q20Mode, Term, Test};
-#[cfg(any(feature = "polars", feature = "polars-dylib"))]
 pub use crate::sum_product::{self, Dialogue, Key};
 pub use crate::table::{Cell, Table};
 pub use crate::twenty_four::{self, Expr};

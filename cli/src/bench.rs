@@ -308,19 +308,23 @@ pub fn calculator(repeat: usize) -> Result<Vec<Measurement>, BenchError> {
     Ok(rows)
 }
 
-/// The sum-product group: the whole dialogue with the plain-Rust and the polars prune, at
-/// each max; a group per prune shows growth, and one per max the prunes' ratio.
+/// The prunes the sum-product group times: the plain-Rust one, and the polars
+/// one when the command is built with its `polars` feature (off by default,
+/// since nothing else in the command needs polars).
+type Play = fn(i64) -> Result<Dialogue, puzzlebook::sum_product::SumProductError>;
+const PRUNES: &[(&str, Play)] = &[
+    ("plain-Rust prune", Dialogue::play_plain),
+    #[cfg(feature = "polars")]
+    ("polars prune", Dialogue::play),
+];
+
+/// The sum-product group: the whole dialogue with each of [`PRUNES`], at each
+/// max; a group per prune shows growth, and one per max the prunes' ratio.
 pub fn sum_product(repeat: usize, maxes: &[i64]) -> Result<Vec<Measurement>, BenchError> {
-    let mut plain = Vec::new();
-    let mut polars = Vec::new();
+    let mut by_prune: Vec<Vec<Measurement>> = vec![Vec::new(); PRUNES.len()];
     for &max in maxes {
         let pairs = (max * (max + 1) / 2) as usize;
-        type Play = fn(i64) -> Result<Dialogue, puzzlebook::sum_product::SumProductError>;
-        let cases: [(&mut Vec<Measurement>, &str, Play); 2] = [
-            (&mut plain, "plain-Rust prune", Dialogue::play_plain),
-            (&mut polars, "polars prune", Dialogue::play),
-        ];
-        for (rows, case, f) in cases {
+        for (rows, (case, f)) in by_prune.iter_mut().zip(PRUNES) {
             let what = format!("dialogue, {case}, max {max}");
             let (d, total, cpu, med) =
                 measure(0..repeat, |_| f(max).map_err(|e| solver(&what)(&e)))?;
@@ -337,11 +341,14 @@ pub fn sum_product(repeat: usize, maxes: &[i64]) -> Result<Vec<Measurement>, Ben
             });
         }
     }
-    for (a, b) in plain.iter().zip(&polars) {
-        expect("the two prunes", &b.result, &a.result)?;
+    let (plain, others) = by_prune.split_first().expect("the plain prune");
+    for other in others {
+        for (a, b) in plain.iter().zip(other) {
+            expect("the two prunes", &b.result, &a.result)?;
+        }
     }
     let mut rows = Vec::new();
-    for (name, group) in [("plain-Rust prune", &plain), ("polars prune", &polars)] {
+    for ((name, _), group) in PRUNES.iter().zip(&by_prune) {
         for r in group.iter() {
             rows.push(Measurement {
                 group: format!("Impossible Puzzle dialogue, {name}, by max"),
@@ -349,16 +356,19 @@ pub fn sum_product(repeat: usize, maxes: &[i64]) -> Result<Vec<Measurement>, Ben
             });
         }
     }
-    for (p, q) in plain.iter().zip(&polars) {
-        let group = format!(
-            "Impossible Puzzle dialogue, {}",
-            p.case.split(", ").nth(1).unwrap_or("")
-        );
-        rows.push(Measurement {
-            group: group.clone(),
-            ..p.clone()
-        });
-        rows.push(Measurement { group, ..q.clone() });
+    if PRUNES.len() > 1 {
+        for (i, p) in plain.iter().enumerate() {
+            let group = format!(
+                "Impossible Puzzle dialogue, {}",
+                p.case.split(", ").nth(1).unwrap_or("")
+            );
+            for prune in &by_prune {
+                rows.push(Measurement {
+                    group: group.clone(),
+                    ..prune[i].clone()
+                });
+            }
+        }
     }
     Ok(rows)
 }

@@ -179,7 +179,7 @@ pub fn sum_product(
         return Ok(format!("{}\n{}\n", c.table().to_tsv(), c.conclusion()));
     }
     crate::limits::check_sum_product(max, memory)?;
-    let d = puzzlebook::sum_product::Dialogue::play(max)?;
+    let d = puzzlebook::sum_product::Dialogue::play_plain(max)?;
     let mut out = String::new();
     for step in d.tables() {
         let t = step.table();

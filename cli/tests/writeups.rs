@@ -115,6 +115,38 @@ fn the_impossible_puzzle_s_ten_tables_are_the_write_up_s() {
 }
 
 #[test]
+fn solve_sum_product_prints_the_write_up_s_ten_tables_and_conclusion() {
+    // The command's own dialogue (plain Rust, no polars), table by table
+    // against the write-up's, in the write-up's order.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_puzzlebook"))
+        .args(["solve", "sum-product", "--format", "tsv"])
+        .output()
+        .expect("the binary runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let mut blocks = out.split("\n\n");
+    let mut names = vec!["start".to_string()];
+    names.extend((1..=9).map(|n| format!("step-{n}")));
+    for name in &names {
+        let block = blocks
+            .next()
+            .unwrap_or_else(|| panic!("no table {name}:\n{out}"));
+        let (title, table) = block.split_once('\n').unwrap();
+        assert_eq!(title, name, "{out}");
+        assert_eq!(
+            format!("{table}\n"),
+            writeup(&format!("04-impossible-puzzle/{name}.tsv")),
+            "table {name} of `solve sum-product` against the write-up's"
+        );
+    }
+    let conclusion = blocks.next().unwrap_or_default();
+    assert!(
+        conclusion.contains("his product is 16") && conclusion.contains("2 and 8"),
+        "{conclusion}"
+    );
+}
+
+#[test]
 fn the_srat_answers_are_the_write_up_s_in_both_forms_of_question_13() {
     let r = results(&report("01-self-referential-aptitude-test"));
     let ours = colon_text(result(&r, "answers")).join("\n") + "\n";

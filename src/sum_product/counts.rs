@@ -78,7 +78,7 @@ fn keep_groups(pairs: &mut Vec<Pair>, person: Person, keep: impl Fn(usize) -> bo
 
 impl Counts {
     /// Plays the Riddler's dialogue for numbers 1 to `max`, as
-    /// [`Dialogue::play`](super::Dialogue::play) does, keeping only counts.
+    /// [`Dialogue::play_plain`](super::Dialogue::play_plain) does, keeping only counts.
     ///
     /// ```
     /// use puzzlebook::sum_product::Counts;

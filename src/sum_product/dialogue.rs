@@ -3,8 +3,7 @@
 
 use std::fmt;
 
-use super::frame;
-use super::rows::{unique_rows, Key, Row};
+use super::rows::{unique_rows, Key, Row, COLUMNS};
 use super::SumProductError;
 use crate::table::Table;
 
@@ -50,7 +49,7 @@ pub struct Step {
 impl Step {
     /// The rows as a [`Table`] with header `m s x y`.
     pub fn table(&self) -> Table {
-        let mut t = Table::new(frame::COLUMNS);
+        let mut t = Table::new(COLUMNS);
         for r in &self.rows {
             t.push_row([r.m, r.s, r.x, r.y]);
         }
@@ -111,12 +110,16 @@ pub const DONT_KNOWS: usize = 8;
 impl Dialogue {
     /// Plays the Riddler's dialogue: Pete and Susan alternate, Pete first, saying
     /// "I don't know" [`DONT_KNOWS`] times; then Pete knows. Each "I don't know"
-    /// prunes the table by the speaker's key (with the polars [`frame::prune`]).
+    /// prunes the table by the speaker's key (with the polars
+    /// [`prune`](super::frame::prune)).
+    #[cfg(any(feature = "polars", feature = "polars-dylib"))]
     pub fn play(max: i64) -> Result<Dialogue, SumProductError> {
-        Self::play_with(max, frame::chained_pruner())
+        Self::play_with(max, super::frame::chained_pruner())
     }
 
-    /// [`Dialogue::play`] with the plain-Rust prune: the oracle for the polars one.
+    /// The same dialogue with the plain-Rust prune ([`prune_rows`](super::rows::prune_rows)):
+    /// the oracle for the polars one, and what the `puzzlebook` command prints.
+    /// It needs no polars, so it is there without the crate's polars features.
     pub fn play_plain(max: i64) -> Result<Dialogue, SumProductError> {
         Self::play_with(max, |rows, key| Ok(super::rows::prune_rows(rows, key)))
     }

@@ -17,12 +17,9 @@
 
 use crate::polars::prelude::*;
 
-use super::rows::{Key, Row};
+use super::rows::{Key, Row, COLUMNS};
 use super::SumProductError;
 use crate::table::Table;
-
-/// The four column names, in order.
-pub const COLUMNS: [&str; 4] = ["m", "s", "x", "y"];
 
 /// A frame with columns `m s x y` (Int64) holding `rows`.
 pub fn frame_of(rows: &[Row]) -> Result<DataFrame, SumProductError> {

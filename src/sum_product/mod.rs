@@ -2,22 +2,26 @@
 //!
 //! Pete knows the product of two numbers from 1 to 9, Susan their sum. They take
 //! turns saying "I don't know", and each answer prunes the candidate table. The
-//! tables are polars frames ([`frame`]); a plain-Rust prune ([`rows`]) is the oracle.
+//! tables are polars frames (`frame`, with one of the crate's polars features);
+//! a plain-Rust prune ([`rows`]) is the oracle, and needs no polars.
 
 pub mod counts;
 pub mod dialogue;
+#[cfg(any(feature = "polars", feature = "polars-dylib"))]
 pub mod frame;
 pub mod rows;
 
 pub use counts::{Counts, StepCount};
 pub use dialogue::{Dialogue, Outcome, Person, Step, DONT_KNOWS};
-pub use frame::{candidates, prune, rebuild, rows_of, table, COLUMNS};
-pub use rows::{candidate_rows, prune_rows, unique_rows, Key, Row};
+#[cfg(any(feature = "polars", feature = "polars-dylib"))]
+pub use frame::{candidates, prune, rebuild, rows_of, table};
+pub use rows::{candidate_rows, prune_rows, unique_rows, Key, Row, COLUMNS};
 
 /// What can go wrong in this chapter.
 #[derive(Debug, thiserror::Error)]
 pub enum SumProductError {
     /// polars failed.
+    #[cfg(any(feature = "polars", feature = "polars-dylib"))]
     #[error("polars: {0}")]
     Polars(#[from] crate::polars::prelude::PolarsError),
     /// A frame lacks one of `m s x y`.

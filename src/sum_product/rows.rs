@@ -2,6 +2,9 @@
 
 use std::collections::HashMap;
 
+/// The four column names, in order.
+pub const COLUMNS: [&str; 4] = ["m", "s", "x", "y"];
+
 /// One candidate: product `m`, sum `s`, and the pair `x <= y`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Row {
