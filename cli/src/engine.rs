@@ -25,6 +25,17 @@ pub enum EngineError {
         /// The error.
         source: std::io::Error,
     },
+    /// The working directory could not move to a notebook's folder.
+    #[error("cannot work in the notebook's folder {path}: {source}")]
+    WorkingDir {
+        /// The folder.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The toolchain's library folder could not be found.
+    #[error("cannot find the Rust toolchain's libraries for evcxr: {0}")]
+    Toolchain(String),
     /// The build folder could not be prepared.
     #[error("cannot prepare the evcxr build folder {path}: {source}")]
     Io {
@@ -156,7 +167,8 @@ pub const LIB_METADATA: &str = "puzzlebook";
 /// Sets the process environment an evcxr engine started from this process
 /// needs: its build folder (`EVCXR_TMPDIR`), its config folder
 /// (`EVCXR_CONFIG_DIR`), no inherited cargo target folder, hashed names for
-/// shared libraries ([`LIB_METADATA`]), and `LD_LIBRARY_PATH`.
+/// shared libraries ([`LIB_METADATA`]), `LD_LIBRARY_PATH`, and the memory
+/// limit of its cells' process ([`crate::cell_process::MEMORY_VAR`]).
 ///
 /// evcxr compiles each cell to a shared object that links the standard
 /// library, and with the `polars-dylib` feature polars, dynamically. It finds
@@ -165,26 +177,148 @@ pub const LIB_METADATA: &str = "puzzlebook";
 /// toolchain's library folder and the build folder's `deps/`, ahead of
 /// anything inherited (`cargo run` puts the workspace's own `deps/` there).
 ///
-/// Call it before evcxr starts. The kernel calls it while the process has one
-/// thread; `report -j` calls it on its main thread, one engine at a time,
-/// while other engines' threads run, which read the environment only through
-/// Rust's `std::env` and `Command`, which hold the same lock as setting it.
-pub fn engine_environment(build_dir: &Path, config_dir: &Path) -> Result<(), String> {
+/// The `deps/` folder is made here, before evcxr starts its child process:
+/// the dynamic loader looks at each `LD_LIBRARY_PATH` folder once, and one
+/// that does not exist then is skipped for the life of the process. In a new
+/// build folder (a kernel's first start, a second kernel's slot that is copied
+/// from the first on the loading thread) `deps/` did not exist yet when the
+/// child started, so its later `dlopen` of a cell that links polars' shared
+/// library failed with "dlopen failed".
+///
+/// Use it through [`EngineScope`], which takes the paths absolute and puts
+/// back what it changed.
+fn engine_environment(
+    build_dir: &Path,
+    config_dir: &Path,
+    memory: Option<u64>,
+) -> Result<(), EngineError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| EngineError::Io { path, source }
+    };
     std::env::set_var("EVCXR_TMPDIR", build_dir);
     // evcxr looks for the cells it builds under its own folder; a target folder
     // inherited from the caller (CI sets one) would send them elsewhere.
     std::env::remove_var("CARGO_TARGET_DIR");
     std::env::remove_var("CARGO_BUILD_TARGET_DIR");
     std::env::set_var("__CARGO_DEFAULT_LIB_METADATA", LIB_METADATA);
-    let (host, std_lib) = toolchain()?;
+    let (host, std_lib) = toolchain().map_err(EngineError::Toolchain)?;
     let deps = build_dir.join("target").join(host).join("debug/deps");
+    std::fs::create_dir_all(&deps).map_err(io(&deps))?;
     let old = std::env::var_os("LD_LIBRARY_PATH");
     std::env::set_var(
         "LD_LIBRARY_PATH",
-        library_path(&[std_lib, deps], old.as_deref())?,
+        library_path(&[std_lib, deps], old.as_deref()).map_err(EngineError::Toolchain)?,
     );
     std::env::set_var("EVCXR_CONFIG_DIR", config_dir);
+    match memory {
+        Some(bytes) => std::env::set_var(crate::cell_process::MEMORY_VAR, bytes.to_string()),
+        None => std::env::remove_var(crate::cell_process::MEMORY_VAR),
+    }
     Ok(())
+}
+
+/// The variables [`engine_environment`] sets or removes.
+const ENGINE_VARS: [&str; 7] = [
+    "EVCXR_TMPDIR",
+    "CARGO_TARGET_DIR",
+    "CARGO_BUILD_TARGET_DIR",
+    "__CARGO_DEFAULT_LIB_METADATA",
+    "LD_LIBRARY_PATH",
+    "EVCXR_CONFIG_DIR",
+    crate::cell_process::MEMORY_VAR,
+];
+
+/// The process-wide state an evcxr engine reads as it starts (its
+/// environment) and while its cells run (the working directory, against which
+/// evcxr resolves `:dep` paths and which its child process inherits), set for
+/// as long as this lives and put back as it was when it is dropped.
+///
+/// Paths are taken absolute against the working directory as it was when
+/// the scope was entered, so a relative `EVCXR_TMPDIR` means the same folder
+/// whether the working directory moves before an engine starts or after.
+///
+/// Both are process-wide: set them while no other thread reads them except
+/// through Rust's `std::env` and `Command`, which take the same lock.
+#[derive(Debug)]
+pub struct EngineScope {
+    base: PathBuf,
+    previous_dir: Option<PathBuf>,
+    previous_vars: Option<Vec<(&'static str, Option<OsString>)>>,
+}
+
+impl EngineScope {
+    /// Records the working directory, against which later paths are taken.
+    pub fn enter() -> Result<EngineScope, EngineError> {
+        let base = std::env::current_dir().map_err(|source| EngineError::Io {
+            path: PathBuf::from("."),
+            source,
+        })?;
+        Ok(EngineScope {
+            base,
+            previous_dir: None,
+            previous_vars: None,
+        })
+    }
+
+    /// `path` made absolute against the working directory at [`EngineScope::enter`].
+    pub fn absolute(&self, path: &Path) -> PathBuf {
+        self.base.join(path)
+    }
+
+    /// Sets the environment for an engine that builds in `build_dir`, with
+    /// its evcxr config in `config_dir`, and whose cells' process may use
+    /// `memory` bytes (`None`: no limit). Call it again for each engine.
+    pub fn engine(
+        &mut self,
+        build_dir: &Path,
+        config_dir: &Path,
+        memory: Option<u64>,
+    ) -> Result<(), EngineError> {
+        if self.previous_vars.is_none() {
+            self.previous_vars = Some(
+                ENGINE_VARS
+                    .iter()
+                    .map(|v| (*v, std::env::var_os(v)))
+                    .collect(),
+            );
+        }
+        engine_environment(
+            &self.absolute(build_dir),
+            &self.absolute(config_dir),
+            memory,
+        )
+    }
+
+    /// Moves the working directory to `dir` until the scope ends.
+    pub fn chdir(&mut self, dir: &Path) -> Result<(), EngineError> {
+        let dir = self.absolute(dir);
+        std::env::set_current_dir(&dir)
+            .map_err(|source| EngineError::WorkingDir { path: dir, source })?;
+        self.previous_dir.get_or_insert_with(|| self.base.clone());
+        Ok(())
+    }
+
+    /// Keeps what was set for the rest of the process (the kernel, which
+    /// serves one engine until it exits).
+    pub fn keep(mut self) {
+        self.previous_dir = None;
+        self.previous_vars = None;
+    }
+}
+
+impl Drop for EngineScope {
+    fn drop(&mut self) {
+        if let Some(dir) = self.previous_dir.take() {
+            let _ = std::env::set_current_dir(dir);
+        }
+        for (name, value) in self.previous_vars.take().unwrap_or_default() {
+            match value {
+                Some(v) => std::env::set_var(name, v),
+                None => std::env::remove_var(name),
+            }
+        }
+    }
 }
 
 /// Whether a build folder holds a build of the puzzlebook crate (evcxr builds
@@ -237,14 +371,19 @@ pub fn copy_build(from: &Path, to: &Path) -> bool {
 
 /// Copies the checkout's `Cargo.lock` into evcxr's build folder, so that the
 /// cell crate's dependencies resolve to the versions the report hash covers.
+/// A notebook that does not `:dep` the crate (`needed` false) runs anywhere:
+/// outside a checkout, with no `Cargo.lock` to copy, nothing is pinned.
 ///
 /// evcxr's cell crate has a lock file of its own, which cargo rewrites to hold
 /// only what the current `:dep` lines need. A notebook without the `polars`
 /// feature drops polars from it, and the next one with the feature would then
 /// resolve polars afresh from the registry: possibly newer versions, and a
 /// rebuild of minutes. Call this before an engine starts, and before a `:dep`.
-pub fn pin_versions(checkout: &Path, build_dir: &Path) -> Result<(), EngineError> {
+pub fn pin_versions(checkout: &Path, build_dir: &Path, needed: bool) -> Result<(), EngineError> {
     let (from, to) = (checkout.join("Cargo.lock"), build_dir.join("Cargo.lock"));
+    if !needed && !from.is_file() {
+        return Ok(());
+    }
     match std::fs::copy(&from, &to) {
         Ok(_) => Ok(()),
         Err(source) => Err(EngineError::Pin { from, to, source }),
@@ -342,6 +481,90 @@ mod tests {
         );
         drop(first);
         BuildDirLock::acquire(d.path()).unwrap();
+    }
+
+    /// Runs the test `name` of this binary again in a child process, where
+    /// it may change the working directory and the environment without
+    /// disturbing the tests that run beside it; true in that child.
+    fn in_a_child_process(name: &str) -> bool {
+        if std::env::var_os("PUZZLEBOOK_TEST_CHILD").is_some() {
+            return true;
+        }
+        let o = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--nocapture", "--test-threads", "1"])
+            .env("PUZZLEBOOK_TEST_CHILD", "1")
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(String::from_utf8_lossy(&o.stdout).contains("1 passed"));
+        false
+    }
+
+    #[test]
+    fn the_engine_scope_takes_paths_absolute_and_puts_everything_back() {
+        if !in_a_child_process(
+            "engine::tests::the_engine_scope_takes_paths_absolute_and_puts_everything_back",
+        ) {
+            return;
+        }
+        let d = tempfile::tempdir().unwrap();
+        let start = d.path().join("start");
+        let notebooks = d.path().join("notebooks");
+        std::fs::create_dir_all(&start).unwrap();
+        std::fs::create_dir_all(&notebooks).unwrap();
+        std::env::set_current_dir(&start).unwrap();
+        std::env::set_var("EVCXR_TMPDIR", "before");
+        std::env::remove_var("EVCXR_CONFIG_DIR");
+        {
+            let mut scope = EngineScope::enter().unwrap();
+            // A relative build folder means the same folder whether the
+            // working directory moves before the engine starts or after.
+            scope.chdir(&notebooks).unwrap();
+            scope
+                .engine(Path::new("evcxr"), Path::new("evcxr/config"), Some(1 << 30))
+                .unwrap();
+            let start = start.canonicalize().unwrap();
+            assert_eq!(
+                std::env::var_os("EVCXR_TMPDIR").unwrap(),
+                start.join("evcxr").as_os_str()
+            );
+            assert_eq!(
+                std::env::var_os("EVCXR_CONFIG_DIR").unwrap(),
+                start.join("evcxr/config").as_os_str()
+            );
+            assert_eq!(
+                std::env::var(crate::cell_process::MEMORY_VAR).unwrap(),
+                (1u64 << 30).to_string()
+            );
+            assert_eq!(
+                std::env::current_dir().unwrap(),
+                notebooks.canonicalize().unwrap()
+            );
+            // The loader's folder exists before evcxr's child starts.
+            assert!(std::env::var("LD_LIBRARY_PATH")
+                .unwrap()
+                .contains("evcxr/target/"));
+            let deps = std::env::split_paths(&std::env::var_os("LD_LIBRARY_PATH").unwrap())
+                .nth(1)
+                .unwrap();
+            assert!(
+                deps.ends_with("debug/deps") && deps.is_dir(),
+                "{}",
+                deps.display()
+            );
+        }
+        assert_eq!(
+            std::env::current_dir().unwrap(),
+            start.canonicalize().unwrap()
+        );
+        assert_eq!(std::env::var("EVCXR_TMPDIR").unwrap(), "before");
+        assert_eq!(std::env::var_os("EVCXR_CONFIG_DIR"), None);
+        assert_eq!(std::env::var_os(crate::cell_process::MEMORY_VAR), None);
     }
 
     #[test]

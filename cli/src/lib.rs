@@ -7,8 +7,11 @@
 //! load with `:dep`; nothing here is compiled into a notebook.
 
 pub mod bench;
+pub mod cell_process;
 pub mod engine;
 pub mod kernel;
 pub mod limits;
+pub mod out;
+pub mod parent;
 pub mod pipeline;
 pub mod solve;

@@ -59,17 +59,92 @@ fn gb(bytes: u64) -> String {
     format!("{:.1} GB", bytes as f64 / 1e9)
 }
 
+/// A field of /proc/meminfo in bytes, such as `MemAvailable`.
+fn meminfo(field: &str) -> Option<u64> {
+    let m = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb = m
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    Some(kb * 1024)
+}
+
 /// The memory available for new work: `MemAvailable` from /proc/meminfo, or
 /// 4 GB where that cannot be read.
 pub fn available_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find_map(|l| l.strip_prefix("MemAvailable:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(4_000_000_000, |kb| kb * 1024)
+    meminfo("MemAvailable").unwrap_or(4_000_000_000)
+}
+
+/// The machine's memory: `MemTotal` from /proc/meminfo, or 8 GB where that
+/// cannot be read.
+pub fn total_memory() -> u64 {
+    meminfo("MemTotal").unwrap_or(8_000_000_000)
+}
+
+/// What a notebook's cells may use unless `--cell-memory` says otherwise:
+/// half of the machine's memory, so that a runaway cell (a loop that grows a
+/// vector, a search with no bound) is stopped with a message before the
+/// machine swaps or the kernel's OOM killer picks a process of its own.
+pub fn default_cell_memory() -> u64 {
+    total_memory() / 2
+}
+
+/// The environment variable that sets the cells' memory limit for the
+/// command (`--cell-memory`) and the kernel: a size, or `off`.
+pub const CELL_MEMORY_ENV: &str = "PUZZLEBOOK_CELL_MEMORY";
+
+/// Reads a memory size as people write it: `512M`, `2G`, `1.5G`, `800K` or
+/// bytes (powers of 1024, an optional trailing `B` or `iB`), or `off` for no
+/// limit (`None`).
+pub fn parse_memory(text: &str) -> Result<Option<u64>, String> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    let upper = t.to_ascii_uppercase();
+    let upper = upper
+        .strip_suffix("IB")
+        .or_else(|| upper.strip_suffix('B'))
+        .unwrap_or(&upper);
+    let (number, unit) = match upper.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&upper[..i], c),
+        _ => (upper, ' '),
+    };
+    let scale: u64 = match unit {
+        ' ' => 1,
+        'K' => 1 << 10,
+        'M' => 1 << 20,
+        'G' => 1 << 30,
+        'T' => 1 << 40,
+        _ => {
+            return Err(format!(
+                "{text:?} is not a size: use a number with K, M, G or T (such as 2G), or off"
+            ))
+        }
+    };
+    let value: f64 = number.trim().parse().map_err(|_| {
+        format!("{text:?} is not a size: use a number with K, M, G or T (such as 2G), or off")
+    })?;
+    let bytes = value * scale as f64;
+    if !(bytes >= (16u64 << 20) as f64 && bytes < u64::MAX as f64) {
+        return Err(format!(
+            "{text:?} is too small for a notebook's cells: give at least 16M, or off"
+        ));
+    }
+    Ok(Some(bytes as u64))
+}
+
+/// Bytes as people read a memory limit: `2.0 GiB`, `512 MiB`.
+pub fn memory_text(bytes: u64) -> String {
+    if bytes >= 1 << 30 {
+        format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+    } else {
+        format!("{} MiB", bytes >> 20)
+    }
 }
 
 /// Whether `solve sum-product --max max` fits in `available` bytes.
@@ -168,5 +243,21 @@ mod tests {
     #[test]
     fn available_memory_is_read() {
         assert!(available_memory() > 0);
+    }
+
+    #[test]
+    fn memory_sizes_read_as_people_write_them() {
+        assert_eq!(parse_memory("2G"), Ok(Some(2 << 30)));
+        assert_eq!(parse_memory("512M"), Ok(Some(512 << 20)));
+        assert_eq!(parse_memory("512MiB"), Ok(Some(512 << 20)));
+        assert_eq!(parse_memory("1.5g"), Ok(Some(3 << 29)));
+        assert_eq!(parse_memory("off"), Ok(None));
+        assert_eq!(parse_memory("100000000"), Ok(Some(100_000_000)));
+        assert!(parse_memory("2X").unwrap_err().contains("not a size"));
+        assert!(parse_memory("lots").is_err());
+        assert!(parse_memory("1K").unwrap_err().contains("at least 16M"));
+        assert_eq!(memory_text(2 << 30), "2.0 GiB");
+        assert_eq!(memory_text(512 << 20), "512 MiB");
+        assert!(default_cell_memory() > 0);
     }
 }

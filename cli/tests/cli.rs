@@ -335,3 +335,41 @@ fn more_presses_than_the_limit_are_refused() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    // As `puzzlebook solve sum-product --max 60 | head -3`: the reader takes
+    // three lines and goes; the output (136 KB) is far more than a
+    // pipe holds, so the command is still writing when the pipe closes.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_puzzlebook"))
+        .args(["solve", "sum-product", "--max", "60"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        lines.push(line);
+    }
+    drop(reader);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(lines, ["start\n", "m\ts\tx\ty\n", "60\t61\t1\t60\n"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "no panic, no message");
+    // The same with the pipe closed before the command writes anything.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_puzzlebook"))
+        .args(["solve", "srat"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+}

@@ -649,3 +649,165 @@ fn check_execute_finds_an_output_that_no_longer_comes_out() {
         "check never writes"
     );
 }
+
+#[test]
+fn a_cell_whose_question_mark_returns_an_error_fails_the_run() {
+    let _g = lock();
+    let f = Fixture::new(&["question-mark-error.ipynb"]);
+    let nb_before = f.read(&f.notebook("question-mark-error.ipynb"));
+    for cmd in [
+        &["run", "notebooks/question-mark-error.ipynb"][..],
+        &["report"],
+    ] {
+        let o = run(f.cmd(cmd).current_dir(f.root()));
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {}", text(&o.stderr));
+        let err = text(&o.stderr);
+        assert!(
+            err.contains(
+                "notebooks/question-mark-error.ipynb, cell 3 (code cell 2, \"parsed\") failed:\n\
+                 the cell's `?` returned an error: invalid digit found in string"
+            ),
+            "{cmd:?}: {err}"
+        );
+        // The cell after it never ran.
+        assert!(!text(&o.stdout).contains('4'), "{}", text(&o.stdout));
+    }
+    assert_eq!(f.read(&f.notebook("question-mark-error.ipynb")), nb_before);
+    assert!(!f.report("question-mark-error.ipynb").exists());
+    assert!(f.leftovers().is_empty(), "{:?}", f.leftovers());
+}
+
+#[test]
+fn a_cell_past_the_memory_limit_is_stopped_and_nothing_is_written() {
+    let _g = lock();
+    let f = Fixture::new(&["memory-hog.ipynb"]);
+    let nb_before = f.read(&f.notebook("memory-hog.ipynb"));
+    // The cell asks for 3 GiB; the limit is 1 GiB.
+    let o = run(&mut f.cmd(&["report", "--cell-memory", "1G"]));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(
+            "notebooks/memory-hog.ipynb, cell 3 (code cell 2, \"hog\") needed more memory than the cells' limit of 1.0 GiB"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("memory allocation of 3221225472 bytes failed"),
+        "{err}"
+    );
+    assert!(err.contains("--cell-memory SIZE"), "{err}");
+    assert_eq!(f.read(&f.notebook("memory-hog.ipynb")), nb_before);
+    assert!(!f.report("memory-hog.ipynb").exists());
+    assert!(f.leftovers().is_empty(), "{:?}", f.leftovers());
+    // With the limit off, the same cell runs (3 GiB fits this machine).
+    let o = run(f
+        .cmd(&["run", "notebooks/memory-hog.ipynb", "--cell-memory", "off"])
+        .current_dir(f.root()));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("3221225472"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+/// The permission bits of `p`.
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn rewritten_files_keep_their_mode_and_new_ones_follow_the_umask() {
+    let _g = lock();
+    let f = Fixture::new(&["figure.ipynb"]);
+    let nb = f.notebook("figure.ipynb");
+    let org = f.report("figure.ipynb");
+    let page = org.with_extension("html");
+    let figure = f.root().join("reports/figures/figure/bars.svg");
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // What a new file gets under this umask, found without the command.
+    let probe = f.root().join("probe");
+    std::fs::write(&probe, "").unwrap();
+    for p in [&org, &page, &figure, &f.root().join("reports/index.html")] {
+        assert_eq!(mode(p), mode(&probe), "{}", p.display());
+    }
+    // A teacher's modes on the book's files survive a rewrite of each.
+    use std::os::unix::fs::PermissionsExt;
+    for (p, m) in [
+        (&nb, 0o640),
+        (&org, 0o604),
+        (&page, 0o644),
+        (&figure, 0o660),
+    ] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    }
+    let edited = f.read(&nb).replace(
+        "(\\\"two\\\".to_string(), 2)",
+        "(\\\"two\\\".to_string(), 3)",
+    );
+    assert_ne!(edited, f.read(&nb), "the fixture's cell changed");
+    std::fs::write(&nb, edited).unwrap();
+    let before = f.read(&figure);
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_ne!(f.read(&figure), before, "the figure was rewritten");
+    assert_eq!(mode(&nb), 0o640);
+    assert_eq!(mode(&org), 0o604);
+    assert_eq!(mode(&page), 0o644);
+    assert_eq!(mode(&figure), 0o660);
+}
+
+#[test]
+fn a_cell_name_that_leaves_the_book_is_refused_and_nothing_is_written() {
+    let _g = lock();
+    let f = Fixture::new(&["name-outside-the-book.ipynb"]);
+    let before = f.read(&f.notebook("name-outside-the-book.ipynb"));
+    for cmd in [
+        &["report"][..],
+        &["check"],
+        &["run", "notebooks/name-outside-the-book.ipynb"],
+    ] {
+        let o = run(f.cmd(cmd).current_dir(f.root()));
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {}", text(&o.stderr));
+        let err = text(&o.stderr);
+        assert!(
+            err.contains(
+                "name-outside-the-book.ipynb is not a usable notebook: cell 3: the name \"../../../escaped/pwned-by-name\" has the character '.'"
+            ),
+            "{cmd:?}: {err}"
+        );
+    }
+    // The name would have put the figure at <root>/escaped/pwned-by-name.svg.
+    assert!(!f.root().join("escaped").exists());
+    assert!(!f.root().join("reports").exists(), "nothing was written");
+    assert_eq!(f.read(&f.notebook("name-outside-the-book.ipynb")), before);
+}
+
+#[test]
+fn a_plain_notebook_runs_outside_a_checkout() {
+    let _g = lock();
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        cli_dir().join("tests/fixtures/notebooks/plain.ipynb"),
+        d.path().join("plain.ipynb"),
+    )
+    .unwrap();
+    // No Cargo.lock, no Cargo.toml, no notebooks/: not a checkout.
+    let o = run(puzzlebook(&["run", "plain.ipynb"]).current_dir(d.path()));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "42\n");
+    // A notebook that loads the crate still needs the checkout, and says so.
+    std::fs::copy(
+        cli_dir().join("tests/fixtures/notebooks/small-b.ipynb"),
+        d.path().join("small-b.ipynb"),
+    )
+    .unwrap();
+    let o = run(puzzlebook(&["run", "small-b.ipynb"]).current_dir(d.path()));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("Cargo.lock"), "{err}");
+    assert!(err.contains("pass --root"), "{err}");
+}

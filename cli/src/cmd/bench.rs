@@ -45,7 +45,7 @@ pub fn execute(a: BenchArgs) -> anyhow::Result<Exit> {
         "an optimised profile without debug assertions"
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("Built with {build}; {cores} cores.\n");
-    print!("{}", bench::table(&rows).to_markdown());
+    puzzlebook_cli::outln!("Built with {build}; {cores} cores.\n");
+    puzzlebook_cli::out!("{}", bench::table(&rows).to_markdown());
     Ok(Exit::Ok)
 }

@@ -24,12 +24,22 @@ pub enum KernelCommand {
         /// in Jupyter then builds z3, polars and puzzlebook (minutes, once).
         #[arg(long)]
         no_build: bool,
+        /// The memory the kernel's cells may hold, such as 4G, or off; a cell
+        /// that allocates past it is stopped with a message naming the limit.
+        /// Default: half of the machine's memory, as for `run`.
+        #[arg(long, value_name = "SIZE", value_parser = check_memory)]
+        cell_memory: Option<String>,
     },
     /// Remove the kernelspec `install` wrote.
     Uninstall {
         #[command(flatten)]
         location: LocationArgs,
     },
+}
+
+/// A `--cell-memory` size, checked and kept as written for kernel.json.
+fn check_memory(text: &str) -> Result<String, String> {
+    puzzlebook_cli::limits::parse_memory(text).map(|_| text.trim().to_string())
 }
 
 /// Where the kernelspec goes.
@@ -60,14 +70,18 @@ pub fn execute(k: KernelCommand) -> anyhow::Result<Exit> {
             location,
             root,
             no_build,
+            cell_memory,
         } => {
             let exe = std::env::current_exe().context("finding this binary's path")?;
-            let spec = KernelSpec::new(exe, &root)?;
+            let spec = KernelSpec {
+                cell_memory,
+                ..KernelSpec::new(exe, &root)?
+            };
             let kernels = location.kernels_dir()?;
             let dir = spec
                 .install(&kernels)
                 .with_context(|| format!("installing the kernel into {}", kernels.display()))?;
-            println!(
+            puzzlebook_cli::outln!(
                 "Installed the Jupyter kernel {:?} in {}\n\
                  It runs {} and loads the crate at {}.\n\
                  Open the notebooks with `jupyter notebook notebooks/` (or `jupyter lab`) and pick that kernel.",
@@ -77,11 +91,16 @@ pub fn execute(k: KernelCommand) -> anyhow::Result<Exit> {
                 spec.crate_dir.display(),
             );
             if no_build {
-                println!(
+                puzzlebook_cli::outln!(
                     "Not built (--no-build): the kernel's first start builds z3, polars and \
                      puzzlebook while Jupyter waits for its first cell (minutes, once)."
                 );
             } else {
+                // Before the spinner's thread: this sets environment variables.
+                let prepared =
+                    serve::Prepared::new(&dir.join(spec::CONFIG_FOLDER), &spec.crate_dir).context(
+                        "preparing the kernel's first build folder (skip it with --no-build)",
+                    )?;
                 let spinner = indicatif::ProgressBar::with_draw_target(
                     None,
                     indicatif::ProgressDrawTarget::stderr(),
@@ -95,12 +114,11 @@ pub fn execute(k: KernelCommand) -> anyhow::Result<Exit> {
                     "building z3, polars and puzzlebook for the kernel (once; about 80 s on two \
                      cores when nothing is built yet)",
                 );
-                let slot = serve::prepare_slot(&dir.join(spec::CONFIG_FOLDER), &spec.crate_dir)
-                    .context(
-                        "building the kernel's first build folder (skip it with --no-build)",
-                    )?;
+                let slot = prepared.build().context(
+                    "building the kernel's first build folder (skip it with --no-build)",
+                )?;
                 spinner.finish_and_clear();
-                println!(
+                puzzlebook_cli::outln!(
                     "Built the kernel's first build folder {} in {:.0} s: its first start is warm.",
                     slot.display(),
                     spinner.elapsed().as_secs_f64()
@@ -109,7 +127,7 @@ pub fn execute(k: KernelCommand) -> anyhow::Result<Exit> {
         }
         KernelCommand::Uninstall { location } => {
             let dir = spec::uninstall(&location.kernels_dir()?)?;
-            println!("Removed the Jupyter kernel at {}", dir.display());
+            puzzlebook_cli::outln!("Removed the Jupyter kernel at {}", dir.display());
         }
     }
     Ok(Exit::Ok)

@@ -13,9 +13,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use puzzlebook_cli::engine;
 use puzzlebook_cli::pipeline::execute::ExecError;
 use puzzlebook_cli::pipeline::project::{Project, RunnerError, Verdict};
+use puzzlebook_cli::{engine, limits};
 
 /// How a command that did not fail ended; the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +89,19 @@ pub struct ProjectArgs {
     /// killed, nothing is written, exit code 2).
     #[arg(long, env = "PUZZLEBOOK_CELL_TIMEOUT", value_name = "SECONDS", default_value_t = engine::DEFAULT_CELL_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
     pub cell_timeout: u64,
+    /// How much memory the cells' process may hold, such as 2G or 512M, or
+    /// off: a cell that allocates past it is stopped, nothing is written, exit
+    /// code 2. Default: half of this machine's memory.
+    #[arg(long, env = limits::CELL_MEMORY_ENV, value_name = "SIZE", value_parser = memory_limit)]
+    pub cell_memory: Option<MemoryLimit>,
+}
+
+/// A `--cell-memory` value: bytes, or `None` for `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryLimit(pub Option<u64>);
+
+fn memory_limit(text: &str) -> Result<MemoryLimit, String> {
+    limits::parse_memory(text).map(MemoryLimit)
 }
 
 /// How many notebooks `report` and `check` execute at once.
@@ -123,7 +136,10 @@ impl ProjectArgs {
         if let Some(r) = &self.reports {
             p.reports = r.clone();
         }
-        p.cell_timeout = std::time::Duration::from_secs(self.cell_timeout);
+        p.limits.timeout = std::time::Duration::from_secs(self.cell_timeout);
+        if let Some(MemoryLimit(memory)) = self.cell_memory {
+            p.limits.memory = memory;
+        }
         p
     }
 }

@@ -115,7 +115,7 @@ pub struct SumProductArgs {
 pub fn execute(p: Puzzle) -> anyhow::Result<Exit> {
     let found = match p {
         Puzzle::Srat(a) => {
-            print!(
+            puzzlebook_cli::out!(
                 "{}",
                 solve::srat(solve::SratOptions {
                     q20_free: a.q20_free,
@@ -134,7 +134,7 @@ pub fn execute(p: Puzzle) -> anyhow::Result<Exit> {
                 all: a.all,
                 smt2: a.smt2,
             })?;
-            print!("{text}");
+            puzzlebook_cli::out!("{text}");
             found
         }
         Puzzle::TwentyFour(a) => {
@@ -148,7 +148,7 @@ pub fn execute(p: Puzzle) -> anyhow::Result<Exit> {
                 })
                 .collect::<anyhow::Result<Vec<i64>>>()?;
             let (text, found) = solve::twenty_four(&numbers, a.target, a.method.into(), a.all)?;
-            print!("{text}");
+            puzzlebook_cli::out!("{text}");
             found
         }
         Puzzle::SumProduct(a) => {
@@ -167,7 +167,7 @@ pub fn execute(p: Puzzle) -> anyhow::Result<Exit> {
                 ));
             })?;
             spinner.finish_and_clear();
-            print!("{text}");
+            puzzlebook_cli::out!("{text}");
             true
         }
     };

@@ -13,8 +13,7 @@ use thiserror::Error;
 
 use super::spec::CONTROL_FILE_ARG;
 use crate::engine::{
-    cache_dir, copy_build, engine_environment, has_built_crate, pin_versions, BuildDirLock,
-    EngineError,
+    cache_dir, copy_build, has_built_crate, pin_versions, BuildDirLock, EngineError, EngineScope,
 };
 
 /// How many kernels may run at once, each with its own build folder.
@@ -32,9 +31,12 @@ pub enum KernelError {
     /// A build folder could not be prepared.
     #[error(transparent)]
     BuildDir(#[from] EngineError),
-    /// The environment could not be set up.
-    #[error("cannot prepare the kernel's environment: {0}")]
-    Environment(String),
+    /// The checkout's Cargo.lock could not be copied.
+    #[error(transparent)]
+    Pin(EngineError),
+    /// The engine could not load the crate.
+    #[error("loading the crate: {0}")]
+    Load(String),
     /// The Jupyter server failed.
     #[error("the Jupyter server failed: {0:#}")]
     Server(anyhow::Error),
@@ -89,31 +91,81 @@ pub fn seed_from_warm_slot(root: &Path, slot: &Path) -> Option<PathBuf> {
     Some(warm)
 }
 
-/// Builds what the kernel's notebooks build, in the first free build folder,
-/// with the kernelspec's `config` folder, so that no first start or first
-/// notebook waits for it; returns the folder. `kernel install` calls it.
-///
-/// That is the crate as a kernel loads it (z3, plotters and puzzlebook), and
-/// the crate with its `polars-dylib` feature, as notebook 04 loads it.
-///
-/// Sets the engine's environment variables, so call it before any thread starts.
-pub fn prepare_slot(config: &Path, checkout: &Path) -> Result<PathBuf, KernelError> {
-    let slot = acquire_slot(&slots_dir())?;
-    seed_from_warm_slot(&slots_dir(), &slot.dir);
-    pin_versions(checkout, &slot.dir).map_err(|e| KernelError::Server(e.into()))?;
-    engine_environment(&slot.dir, config).map_err(KernelError::Environment)?;
-    let (mut ctx, _outputs) =
-        evcxr::CommandContext::new().map_err(|e| KernelError::Server(e.into()))?;
-    let with_polars = format!(
-        ":dep puzzlebook = {{ path = {}, features = [\"polars-dylib\"] }}",
-        serde_json::to_string(&checkout.to_string_lossy()).expect("a string")
-    );
-    // `:load_config` first: it sets the optimisation level both builds use.
-    for command in [":load_config --quiet", with_polars.as_str()] {
-        ctx.execute(command)
-            .map_err(|e| KernelError::Server(anyhow::anyhow!("loading the crate: {e}")))?;
+/// A kernel build folder made ready for [`Prepared::build`]: locked, given a
+/// warm folder's build if it had none, its versions pinned and the engine's
+/// environment set. `kernel install` makes one before its spinner's thread
+/// starts, since it sets environment variables.
+pub struct Prepared {
+    slot: BuildDirLock,
+    checkout: PathBuf,
+}
+
+impl Prepared {
+    /// Prepares the first free build folder for the kernelspec whose evcxr
+    /// `config` folder this is, loading the crate at `checkout`.
+    ///
+    /// Sets the engine's environment variables, so call it before any thread starts.
+    pub fn new(config: &Path, checkout: &Path) -> Result<Prepared, KernelError> {
+        let slot = acquire_slot(&slots_dir())?;
+        seed_from_warm_slot(&slots_dir(), &slot.dir);
+        pin_versions(checkout, &slot.dir, true).map_err(KernelError::Pin)?;
+        let mut scope = EngineScope::enter()?;
+        scope.engine(&slot.dir, config, kernel_cell_memory())?;
+        scope.keep();
+        Ok(Prepared {
+            slot,
+            checkout: checkout.to_path_buf(),
+        })
     }
-    Ok(slot.dir.clone())
+
+    /// Builds what the kernel's notebooks build, so that no first start or
+    /// first notebook waits for it, and returns the folder: the crate as a
+    /// kernel loads it (z3, plotters and puzzlebook), and the crate with its
+    /// `polars-dylib` feature, as notebook 04 loads it.
+    pub fn build(self) -> Result<PathBuf, KernelError> {
+        let (mut ctx, _outputs) =
+            evcxr::CommandContext::new().map_err(|e| KernelError::Load(e.to_string()))?;
+        let with_polars = format!(
+            ":dep puzzlebook = {{ path = {}, features = [\"polars-dylib\"] }}",
+            serde_json::to_string(&self.checkout.to_string_lossy()).expect("a string")
+        );
+        // `:load_config` first: it sets the optimisation level both builds use.
+        for command in [":load_config --quiet", with_polars.as_str()] {
+            ctx.execute(command)
+                .map_err(|e| KernelError::Load(e.to_string()))?;
+        }
+        Ok(self.slot.dir.clone())
+    }
+}
+
+/// The memory limit of the kernel's cells: `PUZZLEBOOK_CELL_MEMORY` (a size
+/// or `off`, which `kernel install --cell-memory` writes into kernel.json),
+/// else half of the machine's memory. A value that is not a size is said on
+/// the kernel's log and the default is used.
+pub fn kernel_cell_memory() -> Option<u64> {
+    let default = Some(crate::limits::default_cell_memory());
+    match std::env::var(crate::limits::CELL_MEMORY_ENV) {
+        Ok(text) => crate::limits::parse_memory(&text).unwrap_or_else(|e| {
+            eprintln!(
+                "puzzlebook: {}: {e}; using the default",
+                crate::limits::CELL_MEMORY_ENV
+            );
+            default
+        }),
+        Err(_) => default,
+    }
+}
+
+/// What the kernel adds when a cell's process aborted, which is what an
+/// allocation past the memory limit does: the limit, and how to change it.
+pub fn memory_note() -> String {
+    match kernel_cell_memory() {
+        Some(bytes) => format!(
+            "puzzlebook: if the cell ran out of memory (\"memory allocation of … failed\" above), the cells' limit is {}; change it with `puzzlebook kernel install --cell-memory SIZE` (or off).\n",
+            crate::limits::memory_text(bytes)
+        ),
+        None => String::new(),
+    }
 }
 
 /// The checkout the kernelspec whose evcxr `config` folder this is loads: the
@@ -140,15 +192,24 @@ pub fn serve(connection_file: &Path) -> Result<(), KernelError> {
             ))
         }
     };
+    // As ipykernel does: when the client that started the kernel is gone
+    // (killed, crashed), nobody can shut the kernel down, so it ends itself.
+    crate::parent::Parent::of_this_process().watch(0, || {
+        eprintln!(
+            "puzzlebook: the Jupyter client that started this kernel has gone; shutting down"
+        );
+    });
     let slot = acquire_slot(&slots_dir())?;
-    engine_environment(&slot.dir, &config).map_err(KernelError::Environment)?;
+    let mut scope = EngineScope::enter()?;
+    scope.engine(&slot.dir, &config, kernel_cell_memory())?;
+    scope.keep();
     let dir = slot.dir.clone();
     let checkout = checkout_of(&config);
     let pin = {
         let (dir, checkout) = (dir.clone(), checkout.clone());
         move || {
             if let Some(checkout) = &checkout {
-                if let Err(e) = pin_versions(checkout, &dir) {
+                if let Err(e) = pin_versions(checkout, &dir, true) {
                     eprintln!("puzzlebook: {e}");
                 }
             }

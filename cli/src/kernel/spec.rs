@@ -111,6 +111,10 @@ pub struct KernelSpec {
     pub exe: PathBuf,
     /// The puzzlebook crate the kernel loads with `:dep`.
     pub crate_dir: PathBuf,
+    /// The cells' memory limit the kernel is started with
+    /// (`PUZZLEBOOK_CELL_MEMORY` in kernel.json's `env`: a size or `off`);
+    /// `None` leaves the kernel's default, half of the machine's memory.
+    pub cell_memory: Option<String>,
 }
 
 fn utf8(p: &Path) -> Result<&str, KernelSpecError> {
@@ -132,7 +136,11 @@ impl KernelSpec {
             return Err(KernelSpecError::NotTheCrate(crate_dir.to_path_buf()));
         }
         let crate_dir = crate_dir.canonicalize().map_err(io(crate_dir))?;
-        Ok(KernelSpec { exe, crate_dir })
+        Ok(KernelSpec {
+            exe,
+            crate_dir,
+            cell_memory: None,
+        })
     }
 
     /// The files of the kernelspec when installed at `spec_dir`, as
@@ -140,12 +148,16 @@ impl KernelSpec {
     pub fn files(&self, spec_dir: &Path) -> Result<Vec<(PathBuf, String)>, KernelSpecError> {
         let exe = utf8(&self.exe)?;
         let config = spec_dir.join(CONFIG_FOLDER);
+        let mut env = serde_json::json!({ "EVCXR_CONFIG_DIR": utf8(&config)? });
+        if let Some(memory) = &self.cell_memory {
+            env[crate::limits::CELL_MEMORY_ENV] = memory.clone().into();
+        }
         let kernel_json = serde_json::json!({
             "argv": [exe, CONTROL_FILE_ARG, "{connection_file}"],
             "display_name": DISPLAY_NAME,
             "language": "rust",
             "interrupt_mode": "message",
-            "env": { "EVCXR_CONFIG_DIR": utf8(&config)? },
+            "env": env,
             "metadata": { "puzzlebook": {
                 "crate": utf8(&self.crate_dir)?,
                 "version": env!("CARGO_PKG_VERSION"),

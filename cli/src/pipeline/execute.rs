@@ -7,7 +7,29 @@ use std::time::Duration;
 use thiserror::Error;
 
 use super::notebook::{CellKind, Notebook, Output};
-use crate::engine::{engine_environment, EngineError};
+use crate::cell_process::{out_of_memory, USER_ERROR_MIME};
+use crate::engine::{EngineError, EngineScope};
+use crate::limits::memory_text;
+
+/// What one cell may take before the runner stops it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellLimits {
+    /// How long it may run; then its evcxr process is killed.
+    pub timeout: Duration,
+    /// How much memory the cells' process may hold (`None`: no limit); an
+    /// allocation past it stops the cell.
+    pub memory: Option<u64>,
+}
+
+impl Default for CellLimits {
+    /// [`crate::engine::DEFAULT_CELL_TIMEOUT`], and half the machine's memory.
+    fn default() -> CellLimits {
+        CellLimits {
+            timeout: crate::engine::DEFAULT_CELL_TIMEOUT,
+            memory: Some(crate::limits::default_cell_memory()),
+        }
+    }
+}
 
 /// A cell that failed, or an engine that would not start.
 #[derive(Debug, Error)]
@@ -35,6 +57,21 @@ pub enum ExecError {
         label: String,
         /// The timeout.
         seconds: u64,
+    },
+    /// A cell tried to hold more memory than the limit allows; its evcxr
+    /// process ended.
+    #[error("{notebook}, cell {cell} ({label}) needed more memory than the cells' limit of {limit}, so it was stopped:\n{message}\nMake the cell use less, or give it more with --cell-memory SIZE (or off); no report or notebook was changed.")]
+    Memory {
+        /// The notebook.
+        notebook: String,
+        /// The cell's 1-based position among all cells.
+        cell: usize,
+        /// `code cell N` and the result name, if any.
+        label: String,
+        /// The limit, for people.
+        limit: String,
+        /// What the process said as it ended.
+        message: String,
     },
     /// The run was interrupted (Ctrl-C).
     #[error("interrupted in {notebook}, cell {cell} ({label}); no report or notebook was changed")]
@@ -147,7 +184,7 @@ impl StdoutCollector {
 /// Runs every code cell of `nb` in order in a fresh evcxr context whose working
 /// directory is `dir`; returns each code cell's outputs. The first failing cell
 /// stops the run with an error naming `label` (the notebook) and the cell; so
-/// does a cell still running after `cell_timeout` (its evcxr process is killed),
+/// does a cell that breaks one of `limits` (a timeout kills its evcxr process),
 /// and an interrupt ([`crate::engine::interrupted`]).
 ///
 /// The caller must hold the [`crate::engine::BuildDirLock`] for `build_dir`.
@@ -156,45 +193,48 @@ pub fn execute(
     label: &str,
     dir: &Path,
     build_dir: &Path,
-    cell_timeout: Duration,
+    limits: CellLimits,
     mut progress: impl FnMut(Progress<'_>),
 ) -> Result<Vec<Vec<Output>>, ExecError> {
-    let engine = |message: String| ExecError::Engine {
-        notebook: label.to_string(),
-        message,
-    };
-    let previous_dir = std::env::current_dir().map_err(|e| engine(e.to_string()))?;
-    std::env::set_current_dir(dir).map_err(|e| engine(format!("{}: {e}", dir.display())))?;
     // The cells run with the notebook's folder as the working directory: evcxr
     // resolves `:dep` paths against it, and the child process inherits it.
-    let result = start(label, build_dir)
-        .and_then(|s| run_started(s, nb, label, cell_timeout, &mut progress));
-    let _ = std::env::set_current_dir(&previous_dir);
-    result
+    // The scope puts the directory and the environment back when it ends.
+    let mut scope = EngineScope::enter()?;
+    scope.chdir(dir)?;
+    let started = start(&mut scope, label, build_dir, limits)?;
+    run_started(started, nb, label, limits, &mut progress)
 }
 
 /// An evcxr engine started in a build folder, for one notebook's cells.
 pub struct Started(Engine);
 
-/// Starts an engine for notebook `label` in `build_dir`.
+/// Starts an engine for notebook `label` in `build_dir`, its cells' process
+/// limited to `limits.memory`.
 ///
-/// evcxr takes its build folder from the process environment, which this sets
-/// ([`engine_environment`]), when the engine starts; its child process inherits
-/// the working directory, against which evcxr also resolves `:dep` paths, so
-/// set that to the notebook's folder first and keep it until the cells ran.
-/// The caller must hold the [`crate::engine::BuildDirLock`] for `build_dir`.
-pub fn start(label: &str, build_dir: &Path) -> Result<Started, ExecError> {
-    let engine = |message: String| ExecError::Engine {
-        notebook: label.to_string(),
-        message,
-    };
-    let config_dir = build_dir.join("config");
+/// evcxr takes its build folder from the process environment when the engine
+/// starts, which this sets in `scope`; its child process inherits the working
+/// directory, against which evcxr also resolves `:dep` paths, so the caller
+/// moves that to the notebook's folder first (in `scope`) and keeps it until
+/// the cells ran. The caller must hold the [`crate::engine::BuildDirLock`] for
+/// `build_dir`.
+pub fn start(
+    scope: &mut EngineScope,
+    label: &str,
+    build_dir: &Path,
+    limits: CellLimits,
+) -> Result<Started, ExecError> {
+    let config_dir = scope.absolute(&build_dir.join("config"));
     std::fs::create_dir_all(&config_dir).map_err(|source| EngineError::Io {
         path: config_dir.clone(),
         source,
     })?;
-    engine_environment(build_dir, &config_dir).map_err(engine)?;
-    Engine::create().map(Started).map_err(engine)
+    scope.engine(build_dir, &config_dir, limits.memory)?;
+    Engine::create()
+        .map(Started)
+        .map_err(|message| ExecError::Engine {
+            notebook: label.to_string(),
+            message,
+        })
 }
 
 /// Primes a [`start`]ed engine and runs `nb`'s code cells in it, in order, as
@@ -203,7 +243,7 @@ pub fn run_started(
     started: Started,
     nb: &Notebook,
     label: &str,
-    cell_timeout: Duration,
+    limits: CellLimits,
     progress: &mut impl FnMut(Progress<'_>),
 ) -> Result<Vec<Vec<Output>>, ExecError> {
     let mut engine = started.0;
@@ -211,7 +251,7 @@ pub fn run_started(
         notebook: label.to_string(),
         message,
     })?;
-    run_cells(engine, nb, label, cell_timeout, progress)
+    run_cells(engine, nb, label, limits, progress)
 }
 
 /// A started evcxr context and the readers of what its cells print.
@@ -282,7 +322,21 @@ impl Engine {
         if timed_out {
             return Err(CellFailure::Timeout);
         }
-        let evaluated = result.map_err(|e| CellFailure::Failed(failure_message(e, &stderr)))?;
+        let mut evaluated = result.map_err(|e| {
+            let message = failure_message(e, &stderr);
+            if out_of_memory(&message) {
+                CellFailure::OutOfMemory(message)
+            } else {
+                CellFailure::Failed(message)
+            }
+        })?;
+        if evaluated
+            .content_by_mime_type
+            .remove(USER_ERROR_MIME)
+            .is_some()
+        {
+            return Err(CellFailure::Failed(user_error_message(&stderr)));
+        }
         let stats = CellStats {
             elapsed,
             compiles: compiles(evaluated.phases.iter().map(|p| p.name.as_str())),
@@ -326,10 +380,24 @@ pub fn z3_variables(ctx: &evcxr::CommandContext, sources: &[&str]) -> Vec<(Strin
     vars
 }
 
+/// What a cell whose `?` returned an error failed with: evcxr printed the
+/// error on the cell's standard error ([`crate::cell_process`] marks the cell).
+pub fn user_error_message(stderr: &[String]) -> String {
+    let printed = stderr.join("\n");
+    let printed = printed.trim_end();
+    if printed.is_empty() {
+        "the cell's `?` returned an error".to_string()
+    } else {
+        format!("the cell's `?` returned an error: {printed}")
+    }
+}
+
 /// Why a cell did not finish.
 enum CellFailure {
     /// It failed to compile, panicked or crashed: the message.
     Failed(String),
+    /// It needed more memory than the limit: what the process said.
+    OutOfMemory(String),
     /// It ran past the timeout.
     Timeout,
     /// The run was interrupted.
@@ -485,7 +553,7 @@ fn run_cells(
     mut engine: Engine,
     nb: &Notebook,
     label: &str,
-    cell_timeout: Duration,
+    limits: CellLimits,
     progress: &mut impl FnMut(Progress<'_>),
 ) -> Result<Vec<Vec<Output>>, ExecError> {
     let total = nb.code_cells().count();
@@ -502,7 +570,7 @@ fn run_cells(
             None => format!("code cell {index}"),
         };
         progress(Progress::Start { index, name: &name });
-        let (outputs, stats) = match engine.run(&cell.source, cell_timeout) {
+        let (outputs, stats) = match engine.run(&cell.source, limits.timeout) {
             Ok(done) => done,
             Err(CellFailure::Failed(message)) => {
                 let mut message = strip_ansi(message.trim_end());
@@ -519,12 +587,21 @@ fn run_cells(
                     message,
                 });
             }
+            Err(CellFailure::OutOfMemory(message)) => {
+                return Err(ExecError::Memory {
+                    notebook: label.to_string(),
+                    cell: position,
+                    label: cell_label,
+                    limit: limits.memory.map_or("none".into(), memory_text),
+                    message: strip_ansi(message.trim_end()),
+                })
+            }
             Err(CellFailure::Timeout) => {
                 return Err(ExecError::Timeout {
                     notebook: label.to_string(),
                     cell: position,
                     label: cell_label,
-                    seconds: cell_timeout.as_secs(),
+                    seconds: limits.timeout.as_secs(),
                 })
             }
             Err(CellFailure::Interrupted) => {

@@ -37,6 +37,14 @@ pub enum IoError {
         /// Why.
         source: std::io::Error,
     },
+    /// A path the pipeline was about to write lies outside its folder.
+    #[error("refusing to write {name:?}: it would land outside {root}; nothing was written")]
+    Outside {
+        /// The folder everything must stay in.
+        root: PathBuf,
+        /// The relative path asked for.
+        name: String,
+    },
     /// A notebook is malformed.
     #[error("{path} is not a usable notebook: {source}")]
     Notebook {
@@ -71,11 +79,33 @@ pub fn read_optional(path: &Path) -> Result<Option<String>, IoError> {
     }
 }
 
+/// `root` joined with `name`, a path relative to it made of plain file and
+/// folder names only: no `..`, no root, nothing absolute. Every file the
+/// pipeline writes under the reports folder goes through this, so a name read
+/// from a notebook can never send a write elsewhere.
+pub fn inside(root: &Path, name: &str) -> Result<PathBuf, IoError> {
+    use std::path::Component;
+    let rel = Path::new(name);
+    let plain = !name.is_empty() && rel.components().all(|c| matches!(c, Component::Normal(_)));
+    if !plain {
+        return Err(IoError::Outside {
+            root: root.to_path_buf(),
+            name: name.to_string(),
+        });
+    }
+    Ok(root.join(rel))
+}
+
 /// Writes `contents` to `path` atomically: a temporary file in the same folder,
 /// flushed to disk, then renamed over the target. A crash at any point leaves
 /// either the old file or the new one, never a mix.
+///
+/// The file keeps the mode of the one it replaces; a new file gets the mode
+/// the umask gives (`rw-r--r--` with the usual 022), as any editor's would,
+/// rather than the owner-only mode of a temporary file.
 pub fn write_atomic(path: &Path, contents: &str) -> Result<(), IoError> {
     use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
     let err = |source| IoError::Write {
         path: path.to_path_buf(),
         source,
@@ -85,11 +115,17 @@ pub fn write_atomic(path: &Path, contents: &str) -> Result<(), IoError> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(err)?;
+    let old_mode = std::fs::metadata(path).ok().map(|m| m.permissions());
     let mut tmp = tempfile::Builder::new()
         .prefix(".puzzlebook-")
         .suffix(".tmp")
+        // Created through open(2), so the umask applies as to any new file.
+        .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(dir)
         .map_err(err)?;
+    if let Some(mode) = old_mode {
+        tmp.as_file().set_permissions(mode).map_err(err)?;
+    }
     tmp.write_all(contents.as_bytes()).map_err(err)?;
     tmp.as_file().sync_all().map_err(err)?;
     tmp.persist(path).map_err(|e| err(e.error))?;
@@ -169,6 +205,50 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn atomic_writes_keep_the_old_mode_and_give_new_files_the_umasks() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("page.html");
+        write_atomic(&p, "one").unwrap();
+        // What open(2) gives a new file under this process's umask, found
+        // independently of the code under test.
+        let probe = d.path().join("probe");
+        std::fs::File::create(&probe).unwrap();
+        assert_eq!(mode(&p), mode(&probe), "a new file follows the umask");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&p, "two").unwrap();
+        assert_eq!(mode(&p), 0o640, "a replaced file keeps its mode");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        write_atomic(&p, "three").unwrap();
+        assert_eq!(mode(&p), 0o755);
+    }
+
+    #[test]
+    fn only_plain_relative_names_stay_inside() {
+        let root = Path::new("/book/reports");
+        assert_eq!(
+            inside(root, "figures/a/g.svg").unwrap(),
+            Path::new("/book/reports/figures/a/g.svg")
+        );
+        for bad in [
+            "../x.svg",
+            "figures/../../x.svg",
+            "figures/a/../../../../tmp/x.svg",
+            "/tmp/x.svg",
+            "",
+            ".",
+            "./a/../b",
+        ] {
+            let e = inside(root, bad).unwrap_err();
+            assert!(
+                e.to_string().contains("outside /book/reports"),
+                "{bad}: {e}"
+            );
+        }
     }
 
     #[test]

@@ -14,6 +14,35 @@ pub enum NotebookError {
     /// The JSON is not an nbformat 4 notebook.
     #[error("not an nbformat 4 notebook: {0}")]
     Format(String),
+    /// A cell's `metadata.name` cannot name its result and figure.
+    #[error("cell {cell}: the name {name:?} {why}; a name is 1 to {MAX_NAME} ASCII letters, digits, '-' and '_', starting with a letter or digit, and names one code cell's result and figure file")]
+    Name {
+        /// The cell's 1-based position among all cells.
+        cell: usize,
+        /// The name as written.
+        name: String,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+/// The longest cell name.
+pub const MAX_NAME: usize = 64;
+
+/// Why `name` cannot name a cell's result and figure file, if it cannot.
+fn bad_name(name: &str) -> Option<String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    if name.is_empty() {
+        Some("is empty".into())
+    } else if name.len() > MAX_NAME {
+        Some(format!("is {} characters long", name.len()))
+    } else if let Some(c) = name.chars().find(|c| !allowed(*c)) {
+        Some(format!("has the character {c:?}"))
+    } else if !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        Some("does not start with a letter or digit".into())
+    } else {
+        None
+    }
 }
 
 /// The kind of a cell.
@@ -122,7 +151,39 @@ impl Notebook {
             .enumerate()
             .map(|(i, c)| NotebookCell::parse(c).map_err(|e| at_cell(e, i + 1)))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Notebook { cells, raw })
+        let nb = Notebook { cells, raw };
+        nb.check_names()?;
+        Ok(nb)
+    }
+
+    /// Every cell name is safe as a file name, and no two code cells'
+    /// results share one (counting the `cell-N` an unnamed cell gets).
+    fn check_names(&self) -> Result<(), NotebookError> {
+        for (i, c) in self.cells.iter().enumerate() {
+            if let Some(name) = &c.name {
+                if let Some(why) = bad_name(name) {
+                    return Err(NotebookError::Name {
+                        cell: i + 1,
+                        name: name.clone(),
+                        why,
+                    });
+                }
+            }
+        }
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        for (index, (position, c)) in self.code_cells().enumerate() {
+            let name = super::report::cell_name(c.name.as_deref(), index + 1);
+            if let Some(first) = seen.insert(name.clone(), position) {
+                return Err(NotebookError::Name {
+                    cell: position,
+                    name,
+                    why: format!(
+                        "is taken by cell {first} (an unnamed code cell is `cell-N`, N its number among code cells)"
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The code cells with their 1-based position among all cells.
@@ -132,6 +193,21 @@ impl Notebook {
             .enumerate()
             .filter(|(_, c)| c.kind == CellKind::Code)
             .map(|(i, c)| (i + 1, c))
+    }
+
+    /// Whether a code cell loads the puzzlebook crate (`:dep puzzlebook …`),
+    /// so that the notebook needs the checkout's `Cargo.lock` to build it at
+    /// the versions the result hash covers.
+    pub fn depends_on_crate(&self) -> bool {
+        self.code_cells().any(|(_, c)| {
+            c.source.lines().any(|l| {
+                let mut words = l.trim_start().strip_prefix(":dep").map(|rest| {
+                    rest.split(|ch: char| ch.is_whitespace() || ch == '=')
+                        .filter(|w| !w.is_empty())
+                });
+                words.as_mut().and_then(Iterator::next) == Some("puzzlebook")
+            })
+        })
     }
 
     /// Serialises as Jupyter does: keys sorted, one-space indent, a final newline.
@@ -382,5 +458,75 @@ mod tests {
         assert!(e.to_string().contains("nbformat 3"), "{e}");
         let e = Notebook::parse(r#"{"nbformat": 4, "cells": [{"cell_type": "x"}]}"#).unwrap_err();
         assert!(e.to_string().contains("cell 1"), "{e}");
+    }
+
+    fn with_names(names: &[Option<&str>]) -> Result<Notebook, NotebookError> {
+        let cells: Vec<Value> = names
+            .iter()
+            .map(|n| {
+                let meta = match n {
+                    Some(n) => json!({ "name": n }),
+                    None => json!({}),
+                };
+                json!({"cell_type": "code", "metadata": meta, "source": "1", "outputs": []})
+            })
+            .collect();
+        Notebook::parse(&json!({"nbformat": 4, "cells": cells}).to_string())
+    }
+
+    #[test]
+    fn a_name_that_is_no_plain_file_name_is_refused_with_its_cell() {
+        for (bad, why) in [
+            ("../../../../../../tmp/pwned-by-name", "'.'"),
+            ("/etc/passwd", "'/'"),
+            ("a b", "' '"),
+            ("-x", "does not start"),
+            ("", "is empty"),
+            ("name\\x", "'\\\\'"),
+            ("résultat", "'é'"),
+        ] {
+            let e = with_names(&[Some("ok"), Some(bad)]).unwrap_err();
+            let m = e.to_string();
+            assert!(m.starts_with("cell 2: the name "), "{m}");
+            assert!(m.contains(why), "{bad:?}: {m}");
+        }
+        let long = "x".repeat(MAX_NAME + 1);
+        assert!(with_names(&[Some(&long)]).is_err());
+        with_names(&[
+            Some(&"x".repeat(MAX_NAME)),
+            Some("step-1"),
+            Some("a_b"),
+            None,
+        ])
+        .unwrap();
+    }
+
+    #[test]
+    fn two_cells_cannot_share_a_result_name() {
+        let e = with_names(&[Some("a"), None, Some("a")]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("cell 3: the name \"a\" is taken by cell 1"),
+            "{e}"
+        );
+        // The second code cell is `cell-2` when unnamed; a cell named so clashes.
+        let e = with_names(&[None, None, Some("cell-2")]).unwrap_err();
+        assert!(e.to_string().contains("is taken by cell 2"), "{e}");
+        with_names(&[None, Some("cell-2")]).unwrap();
+    }
+
+    #[test]
+    fn a_notebook_depends_on_the_crate_when_a_cell_deps_it() {
+        let nb = |src: &str| {
+            let cells =
+                json!([{"cell_type": "code", "metadata": {}, "source": src, "outputs": []}]);
+            Notebook::parse(&json!({"nbformat": 4, "cells": cells}).to_string()).unwrap()
+        };
+        assert!(nb(":dep puzzlebook = { path = \"..\" }\nuse x;").depends_on_crate());
+        assert!(nb("  :dep puzzlebook={ path = \"..\" }").depends_on_crate());
+        assert!(!nb("1 + 1").depends_on_crate());
+        assert!(!nb(":dep rand = \"0.8\"").depends_on_crate());
+        assert!(!nb(":dep puzzlebook_other = \"1\"").depends_on_crate());
+        assert!(!nb("// :dep puzzlebook").depends_on_crate());
     }
 }

@@ -11,12 +11,12 @@ use thiserror::Error;
 
 use super::book::{self, Book, Chapter};
 use super::durations::{self, Durations};
-use super::execute::{self, ExecError, Progress};
+use super::execute::{self, CellLimits, ExecError, Progress};
 use super::io::{self, IoError};
 use super::mode::Mode;
 use super::notebook::{Notebook, Output};
 use super::stages::{self, FileState, Staleness};
-use crate::engine::{self, BuildDirLock, EngineError};
+use crate::engine::{self, BuildDirLock, EngineError, EngineScope};
 
 /// A runner failure (exit code 2): bad input, a failing cell, a busy build folder.
 #[derive(Debug, Error)]
@@ -56,8 +56,8 @@ pub struct Project {
     pub reports: PathBuf,
     /// The evcxr build folder.
     pub build_dir: PathBuf,
-    /// How long one cell may run.
-    pub cell_timeout: std::time::Duration,
+    /// How long one cell may run, and how much memory the cells may hold.
+    pub limits: CellLimits,
     /// How many notebooks `report` and `check --execute` may execute at once,
     /// each with an evcxr engine and build folder of its own.
     pub jobs: usize,
@@ -70,7 +70,7 @@ impl Project {
             root: root.to_path_buf(),
             reports: root.join("reports"),
             build_dir: engine::evcxr_dir(),
-            cell_timeout: engine::DEFAULT_CELL_TIMEOUT,
+            limits: CellLimits::default(),
             jobs: 1,
         }
     }
@@ -210,13 +210,13 @@ fn run_cells(
     let total = nb.code_cells().count();
     let pb = bar(&label, total);
     let started = Instant::now();
-    engine::pin_versions(&project.root, &lock.dir)?;
+    engine::pin_versions(&project.root, &lock.dir, nb.depends_on_crate())?;
     let out = execute::execute(
         nb,
         &label,
         &folder_of(path),
         &lock.dir,
-        project.cell_timeout,
+        project.limits,
         cell_progress(&pb, &label, echo, timings),
     );
     Ok(finish(&pb, &label, total, started, out)?)
@@ -256,7 +256,7 @@ fn cell_progress<'a>(
         } => {
             pb.set_position(index as u64);
             if echo {
-                pb.suspend(|| print!("{}", echo_text(outputs)));
+                pb.suspend(|| crate::out!("{}", echo_text(outputs)));
             }
             if timings {
                 pb.suspend(|| eprintln!("{}", timing_line(label, index, stats)));
@@ -484,7 +484,7 @@ impl Session<'_> {
         let Plan { stale, run, .. } = plan;
         let mut verdict = Verdict::Ok;
         if stale.is_empty() {
-            println!("{label}: fresh");
+            crate::outln!("{label}: fresh");
         } else {
             verdict = Verdict::Differences;
             self.describe(label, &stale);
@@ -512,13 +512,13 @@ impl Session<'_> {
         let mut same = true;
         for d in diffs.into_iter().flatten() {
             same = false;
-            print!("{d}");
+            crate::out!("{d}");
         }
         if same {
-            println!("{label}: executed, outputs identical");
+            crate::outln!("{label}: executed, outputs identical");
         } else {
             verdict = Verdict::Differences;
-            println!("{label}: executed, outputs differ (diff above)");
+            crate::outln!("{label}: executed, outputs differ (diff above)");
         }
         Ok(verdict)
     }
@@ -553,14 +553,18 @@ impl Session<'_> {
         if engine::interrupted() {
             return Err(RunnerError::Interrupted);
         }
+        // Every path is checked before anything is written.
+        let changes = stages::file_changes(&rendered, &l.on_disk)
+            .into_iter()
+            .map(|(name, state)| Ok((io::inside(&self.project.reports, &name)?, name, state)))
+            .collect::<Result<Vec<_>, io::IoError>>()?;
         let mut wrote = Vec::new();
         if needs_run && l.nb.to_json() != new_nb {
             io::write_atomic(&l.path, &new_nb)?;
             wrote.push(label.clone());
         }
         let mut figures = 0;
-        for (name, state) in stages::file_changes(&rendered, &l.on_disk) {
-            let path = self.project.reports.join(&name);
+        for (path, name, state) in changes {
             match state {
                 FileState::LeftOver => io::remove(&path)?,
                 FileState::Missing | FileState::Differs => {
@@ -580,9 +584,9 @@ impl Session<'_> {
             ));
         }
         if wrote.is_empty() {
-            println!("{label}: fresh");
+            crate::outln!("{label}: fresh");
         } else {
-            println!("{label}: wrote {}", wrote.join(", "));
+            crate::outln!("{label}: wrote {}", wrote.join(", "));
         }
         Ok(Verdict::Ok)
     }
@@ -598,11 +602,11 @@ impl Session<'_> {
         match mode {
             Mode::Update { .. } => {
                 io::write_atomic(&path, &new)?;
-                println!("wrote {shown}");
+                crate::outln!("wrote {shown}");
                 Ok(Verdict::Ok)
             }
             Mode::Check { .. } => {
-                println!("{shown}: out of date with the notebooks; run `puzzlebook report`");
+                crate::outln!("{shown}: out of date with the notebooks; run `puzzlebook report`");
                 Ok(Verdict::Differences)
             }
         }
@@ -619,7 +623,7 @@ impl Session<'_> {
                 Staleness::Cells(cells) => {
                     // Hashes chain, so the stale cells are the first one and all after it.
                     let (pos, name) = &cells[0];
-                    println!(
+                    crate::outln!(
                         "{label}: stale from cell {pos} ({name}) on, {} code cell{}; run `puzzlebook report`",
                         cells.len(),
                         if cells.len() == 1 { "" } else { "s" }
@@ -633,7 +637,7 @@ impl Session<'_> {
                             FileState::Differs => "out of date with",
                             FileState::LeftOver => "left over, no longer rendered from",
                         };
-                        println!("{shown}: {why} {label}; run `puzzlebook report`");
+                        crate::outln!("{shown}: {why} {label}; run `puzzlebook report`");
                     }
                 }
             }
@@ -744,27 +748,23 @@ impl Session<'_> {
             }
             extra.push(held);
         }
-        let io = |source| EngineError::Io {
-            path: folder.clone(),
-            source,
-        };
-        // Paths are made absolute before the working directory moves.
-        let dirs = std::iter::once(base.as_path())
+        // Paths are made absolute before the working directory moves, and
+        // the scope puts the directory and the environment back at its end.
+        let mut scope = EngineScope::enter()?;
+        let dirs: Vec<PathBuf> = std::iter::once(base.as_path())
             .chain(extra.iter().map(|l| l.dir.as_path()))
-            .map(std::path::absolute)
-            .collect::<Result<Vec<PathBuf>, _>>()
-            .map_err(io)?;
+            .map(|d| scope.absolute(d))
+            .collect();
         let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
-        let root = std::path::absolute(&self.project.root).map_err(io)?;
-        let previous = std::env::current_dir().map_err(io)?;
-        std::env::set_current_dir(folder).map_err(io)?;
+        let root = scope.absolute(&self.project.root);
+        scope.chdir(folder)?;
         let labelled: Vec<(usize, &str)> = todo
             .iter()
             .map(|&i| (i, loaded[i].label.as_str()))
             .collect();
         let order = self.durations.start_order(&labelled);
-        let outputs = self.run_jobs(loaded, &order, &root, &dirs);
-        let _ = std::env::set_current_dir(previous);
+        let outputs = self.run_jobs(&mut scope, loaded, &order, &root, &dirs);
+        drop(scope);
         for (i, out, secs) in &outputs {
             if out.is_ok() {
                 self.durations.set(&loaded[*i].label, *secs);
@@ -790,6 +790,7 @@ impl Session<'_> {
     /// Rust's `std::env` and `Command`, which take the same lock as setting it.
     fn run_jobs(
         &self,
+        engines: &mut EngineScope,
         loaded: &[Loaded],
         todo: &[usize],
         root: &Path,
@@ -797,7 +798,7 @@ impl Session<'_> {
     ) -> Vec<(usize, Ran, f64)> {
         let multi = indicatif::MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
         let failed = std::sync::atomic::AtomicBool::new(false);
-        let timeout = self.project.cell_timeout;
+        let limits = self.project.limits;
         std::thread::scope(|scope| {
             let (free, freed) = std::sync::mpsc::channel::<usize>();
             for k in 0..dirs.len() {
@@ -811,9 +812,9 @@ impl Session<'_> {
                     break;
                 }
                 let l = &loaded[i];
-                let started = engine::pin_versions(root, dirs[k])
+                let started = engine::pin_versions(root, dirs[k], l.nb.depends_on_crate())
                     .map_err(RunnerError::from)
-                    .and_then(|()| Ok(execute::start(&l.label, dirs[k])?));
+                    .and_then(|()| Ok(execute::start(engines, &l.label, dirs[k], limits)?));
                 let started = match started {
                     Ok(started) => started,
                     Err(e) => {
@@ -830,7 +831,7 @@ impl Session<'_> {
                         let t0 = Instant::now();
                         let mut progress = cell_progress(&pb, &l.label, false, false);
                         let out =
-                            execute::run_started(started, &l.nb, &l.label, timeout, &mut progress);
+                            execute::run_started(started, &l.nb, &l.label, limits, &mut progress);
                         let out = finish(&pb, &l.label, total, t0, out);
                         if out.is_err() {
                             failed.store(true, std::sync::atomic::Ordering::SeqCst);

@@ -1,0 +1,149 @@
+//! The process that runs a notebook's cells: evcxr starts this binary again
+//! as its child (with `EVCXR_IS_RUNTIME` set), and before evcxr's runtime
+//! takes over, [`hook`] gives it a memory limit, marks a cell whose `?`
+//! returned an error (which evcxr itself reports as a success), and ends it
+//! when the runner or kernel that started it has gone.
+
+use std::io::{BufRead, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+
+/// The variable that carries the cells' memory limit, in bytes, from the
+/// runner or the kernel to the child ([`crate::engine::EngineScope::engine`]).
+pub const MEMORY_VAR: &str = "PUZZLEBOOK_CELL_MEMORY_BYTES";
+
+/// The MIME type of the mark a cell's outputs carry when its `?` returned an
+/// error. The runner and the kernel remove it and fail the cell.
+pub const USER_ERROR_MIME: &str = "application/x-puzzlebook-cell-error";
+
+/// The line evcxr's generated code prints on standard output after a cell's
+/// `?` returned an error (its `EvcxrUserCodeError`'s `From`, which first
+/// prints the error on standard error). evcxr reads it, forgets the cell's
+/// new variables and reports success.
+const EVCXR_USER_ERROR: &[u8] = b"EVCXR_ERROR_OCCURRED\n";
+
+/// Call first in `main`, before `evcxr::runtime_hook()`. In evcxr's child it
+/// sets the memory limit ([`MEMORY_VAR`]), starts [`mark_user_errors`] and
+/// watches its parent: a cell stuck in `loop {}` would otherwise outlive a
+/// runner or kernel that was killed. In any other process it does nothing.
+pub fn hook() {
+    if std::env::var_os("EVCXR_IS_RUNTIME").is_none() {
+        return;
+    }
+    crate::parent::Parent::direct().watch(0, || {});
+    if let Some(bytes) = std::env::var(MEMORY_VAR)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        limit_memory(bytes);
+    }
+    if let Err(e) = mark_user_errors() {
+        eprintln!("puzzlebook: cannot watch the cells' output for `?` errors: {e}");
+    }
+}
+
+/// Limits the data this process may map (`RLIMIT_DATA`: the heap and
+/// private writable mappings, where a cell's values live) to `bytes`. An
+/// allocation past it fails, and Rust then aborts with "memory allocation of
+/// N bytes failed"; the runner and the kernel name the limit.
+fn limit_memory(bytes: u64) {
+    let limit = libc::rlimit {
+        rlim_cur: bytes,
+        rlim_max: bytes,
+    };
+    // SAFETY: setrlimit reads the struct it is given.
+    if unsafe { libc::setrlimit(libc::RLIMIT_DATA, &limit) } != 0 {
+        eprintln!(
+            "puzzlebook: cannot limit the cells' memory to {bytes} bytes: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+}
+
+/// Puts a pipe between this process's standard output and evcxr, and a
+/// thread that copies it through line by line. Before evcxr's user-error
+/// line it adds an empty rich-output block of type [`USER_ERROR_MIME`], which
+/// evcxr hands back in the cell's outputs as it does any `EVCXR_BEGIN_CONTENT`
+/// block: so the cell's result itself says that its `?` returned an error,
+/// with nothing left to timing.
+fn mark_user_errors() -> std::io::Result<()> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe writes two descriptors into the array it is given; dup and
+    // dup2 take and return descriptors, checked below.
+    let (read, evcxr) = unsafe {
+        if libc::pipe(fds.as_mut_ptr()) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let evcxr = libc::dup(1);
+        if evcxr < 0 || libc::dup2(fds[1], 1) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        libc::close(fds[1]);
+        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(evcxr))
+    };
+    std::thread::Builder::new()
+        .name("puzzlebook-stdout".into())
+        .spawn(move || {
+            let _ = copy_marking(
+                std::io::BufReader::new(std::fs::File::from(read)),
+                std::fs::File::from(evcxr),
+            );
+        })?;
+    Ok(())
+}
+
+/// Copies `from` to `to` line by line, flushing each, with the mark before
+/// every user-error line.
+fn copy_marking(mut from: impl BufRead, mut to: impl Write) -> std::io::Result<()> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if from.read_until(b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        if line == EVCXR_USER_ERROR {
+            write!(
+                to,
+                "EVCXR_BEGIN_CONTENT {USER_ERROR_MIME}\nEVCXR_END_CONTENT\n"
+            )?;
+        }
+        to.write_all(&line)?;
+        to.flush()?;
+    }
+}
+
+/// Whether a failed cell's message says it ran out of the memory the limit
+/// allows: Rust's own abort message for a failed allocation.
+pub fn out_of_memory(message: &str) -> bool {
+    message.contains("memory allocation of") && message.contains("failed")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_user_error_line_gets_a_mark_before_it_and_the_rest_passes_as_is() {
+        let input = "a line\nEVCXR_ERROR_OCCURRED\nEVCXR_EXECUTION_COMPLETE\nno newline";
+        let mut out = Vec::new();
+        copy_marking(input.as_bytes(), &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!(
+                "a line\nEVCXR_BEGIN_CONTENT {USER_ERROR_MIME}\nEVCXR_END_CONTENT\n\
+                 EVCXR_ERROR_OCCURRED\nEVCXR_EXECUTION_COMPLETE\nno newline"
+            )
+        );
+        // The same words inside a longer line are the cell's own output.
+        let mut out = Vec::new();
+        copy_marking("say EVCXR_ERROR_OCCURRED\n".as_bytes(), &mut out).unwrap();
+        assert_eq!(out, b"say EVCXR_ERROR_OCCURRED\n");
+    }
+
+    #[test]
+    fn rusts_allocation_failure_is_out_of_memory() {
+        assert!(out_of_memory(
+            "memory allocation of 2147483648 bytes failed\nSubprocess terminated with status: signal: 6 (SIGABRT)"
+        ));
+        assert!(!out_of_memory("signal: 11 (SIGSEGV)"));
+    }
+}
