@@ -18,7 +18,7 @@
 
 mod common;
 
-use common::{cli_dir, ok, puzzlebook, python, root_dir, text};
+use common::{as_from_a_shell, cli_dir, ok, puzzlebook, python, root_dir, text};
 use puzzlebook_cli::engine::BuildDirLock;
 use puzzlebook_cli::kernel::LOADING_NOTE;
 use puzzlebook_cli::pipeline::io::load_notebook;
@@ -115,8 +115,17 @@ impl Jupyter {
     /// default timeouts (60 s to start the kernel, none per cell); returns the
     /// executed copies' folder.
     fn nbconvert(&self, notebooks: &[PathBuf]) -> PathBuf {
-        let out = self.dir.path().join("nbconvert");
+        self.nbconvert_in(None, "nbconvert", notebooks)
+    }
+
+    /// [`Jupyter::nbconvert`] with `cache` as the cache folder (the default
+    /// one if `None`), into the folder `out` of this world.
+    fn nbconvert_in(&self, cache: Option<&Path>, out: &str, notebooks: &[PathBuf]) -> PathBuf {
+        let out = self.dir.path().join(out);
         let mut c = self.in_this_world(Command::new(python().parent().unwrap().join("jupyter")));
+        if let Some(cache) = cache {
+            c.env("XDG_CACHE_HOME", cache);
+        }
         let o = c
             .args(["nbconvert", "--to", "notebook", "--execute"])
             .arg("--ExecutePreprocessor.kernel_name=puzzlebook")
@@ -166,8 +175,10 @@ impl Jupyter {
         self.in_this_world(c)
     }
 
-    /// `c` with Jupyter's folders pointing into this world.
+    /// `c` with Jupyter's folders pointing into this world, and the
+    /// environment of a user's shell, not cargo's ([`as_from_a_shell`]).
     fn in_this_world(&self, mut c: Command) -> Command {
+        as_from_a_shell(&mut c);
         c.env("JUPYTER_PATH", self.jupyter_path())
             .env("XDG_DATA_HOME", self.data_home())
             .env_remove("JUPYTER_DATA_DIR")
@@ -603,4 +614,217 @@ fn assert_compiled_no_dependency(stderr: &str) {
             "the kernel compiled {dependency}:\n{stderr}"
         );
     }
+}
+
+impl Jupyter {
+    /// Runs `cells` one by one in a new kernel with cli/tests/kernel/run_cells.py
+    /// (`--poke` first sends frames that are no signed message), with `env`
+    /// added to the Jupyter client's environment, which the kernel inherits.
+    fn run_cells(&self, poke: bool, env: &[(&str, &str)], cells: &[&str]) -> Value {
+        let report = self.dir.path().join("cells.json");
+        let mut c = self.python("run_cells.py");
+        if poke {
+            c.arg("--poke");
+        }
+        c.arg("puzzlebook").arg(&report).args(cells);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        ok(
+            c.output().expect("python runs"),
+            "cli/tests/kernel/run_cells.py",
+        );
+        read_json(&report)
+    }
+
+    /// Starts a kernel with cli/tests/kernel/hold_kernel.py, which keeps it
+    /// open as a notebook tab does, with `cache` as the cache folder (the
+    /// default one if `None`); returns the script's process and the kernel's
+    /// process id, once its first cell has run.
+    fn hold_kernel(&self, cache: Option<&Path>) -> (std::process::Child, u32) {
+        use std::io::BufRead;
+        let mut c = self.python("hold_kernel.py");
+        c.arg("puzzlebook")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        if let Some(cache) = cache {
+            c.env("XDG_CACHE_HOME", cache);
+        }
+        let mut child = c.spawn().expect("python runs");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let held: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("hold_kernel.py said {line:?}: {e}"));
+        assert_eq!(held["status"], "ok", "{held}");
+        (child, held["pid"].as_u64().unwrap() as u32)
+    }
+}
+
+/// Whether process `pid` is running (it exists and is not a zombie).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        // The state follows the command name, which is in parentheses.
+        let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
+        !matches!(state, Some(Some('Z')) | Some(Some('X')))
+    })
+}
+
+/// The processes whose parent is `pid`.
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(child) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+            continue;
+        };
+        let ppid = stat
+            .rsplit_once(") ")
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(pid) {
+            out.push(child);
+        }
+    }
+    out
+}
+
+#[test]
+fn notebook_04_runs_in_a_second_kernel_while_another_notebook_is_open() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let jupyter = Jupyter::new();
+    // A cache folder of its own, whose first slot starts as a copy of a
+    // built one (if this machine has one), so the second kernel's slot is
+    // new, as on a machine that never opened two notebooks at once.
+    let cache = jupyter.dir.path().join("cache");
+    let slots = cache.join("puzzlebook/kernel");
+    let warm = (0..puzzlebook_cli::kernel::serve::MAX_SLOTS)
+        .map(|n| puzzlebook_cli::kernel::serve::slots_dir().join(format!("slot-{n}")))
+        .find(|d| puzzlebook_cli::engine::has_built_crate(d));
+    if let Some(warm) = warm {
+        assert!(puzzlebook_cli::engine::copy_build(
+            &warm,
+            &slots.join("slot-0")
+        ));
+    }
+    // The first notebook's kernel holds slot-0 ...
+    let (mut first, _) = jupyter.hold_kernel(Some(&cache));
+    // ... and notebook 04, opened meanwhile, runs in slot-1, which its kernel
+    // fills from slot-0 while it already answers Jupyter.
+    // (If it fails, the first kernel's script reads the end of its input as
+    // this test unwinds, and shuts its kernel down.)
+    let nb = root_dir().join("notebooks/04-impossible-puzzle.ipynb");
+    let out = jupyter.nbconvert_in(Some(&cache), "second", std::slice::from_ref(&nb));
+    drop(first.stdin.take());
+    let _ = first.wait();
+    assert!(puzzlebook_cli::engine::has_built_crate(
+        &slots.join("slot-1")
+    ));
+    let committed = read_json(&nb);
+    let ran = coalesce_streams(&read_json(&out.join("04-impossible-puzzle.ipynb")));
+    assert_eq!(
+        outputs_text(&committed),
+        outputs_text(&without_loading_notes(&ran)),
+        "notebook 04 in a second kernel"
+    );
+}
+
+#[test]
+fn a_kernel_whose_client_was_killed_ends_and_so_does_its_cell_process() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let jupyter = Jupyter::new();
+    let (mut client, kernel) = jupyter.hold_kernel(None);
+    let cells = children(kernel);
+    assert!(!cells.is_empty(), "the kernel's cell process runs");
+    assert!(running(kernel));
+    // The client dies without shutting the kernel down: kill -9.
+    client.kill().unwrap();
+    client.wait().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while (running(kernel) || cells.iter().any(|&c| running(c)))
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(!running(kernel), "the kernel outlived its client");
+    for c in cells {
+        assert!(!running(c), "the kernel's cell process {c} outlived it");
+    }
+}
+
+#[test]
+fn a_crash_loses_no_earlier_variable_and_a_question_mark_error_fails_its_cell() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let jupyter = Jupyter::new();
+    let seen = jupyter.run_cells(
+        true,
+        &[("PUZZLEBOOK_CELL_MEMORY", "1G")],
+        &[
+            "let a = 1usize;",
+            "let b = vec![2usize, 3];",
+            "let c = a + b.len();\nprintln!(\"c is {c}\");",
+            // 3 GiB, past the 1 GiB limit: the allocation aborts the process.
+            "let big = vec![1u8; 3 << 30];\nbig.len()",
+            "a + b.len() + c",
+            "let n: i32 = \"seven\".parse()?;\nn + 1",
+            "c * 2",
+        ],
+    );
+    // Frames that are no signed message neither panicked nor stopped it.
+    assert_eq!(seen["poked"], "ok", "{seen:#}");
+    assert_eq!(seen["alive_after_poke"], true, "{seen:#}");
+    let cells = seen["cells"].as_array().unwrap();
+    let status: Vec<&str> = cells
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        status,
+        ["ok", "ok", "ok", "error", "ok", "error", "ok"],
+        "{seen:#}"
+    );
+    let crash = cells[3]["streams"].as_str().unwrap();
+    assert!(
+        crash.contains("memory allocation of 3221225472 bytes failed"),
+        "{crash}"
+    );
+    assert!(crash.contains("the cells' limit is 1.0 GiB"), "{crash}");
+    assert!(
+        crash.contains("ran cells [1], [2], [3] again in"),
+        "{crash}"
+    );
+    // Cell 3's print was not shown a second time.
+    assert!(!crash.contains("c is 3"), "{crash}");
+    // Cells 1-3's variables are back for cell 5.
+    assert_eq!(cells[4]["result"], "6", "{seen:#}");
+    // A `?` error is an error reply, as nbconvert needs to stop.
+    assert_eq!(cells[5]["ename"], "Error", "{seen:#}");
+    assert!(
+        cells[5]["streams"]
+            .as_str()
+            .unwrap()
+            .contains("invalid digit found in string"),
+        "{seen:#}"
+    );
+    assert_eq!(cells[6]["result"], "6", "{seen:#}");
+
+    // Crash recovery can be turned off.
+    let seen = jupyter.run_cells(
+        false,
+        &[("PUZZLEBOOK_REPLAY", "off")],
+        &["let a = 1usize;", "std::process::abort();", "a"],
+    );
+    let cells = seen["cells"].as_array().unwrap();
+    assert_eq!(cells[1]["status"], "error", "{seen:#}");
+    assert!(
+        cells[1]["streams"]
+            .as_str()
+            .unwrap()
+            .contains("crash recovery is off"),
+        "{seen:#}"
+    );
+    assert_eq!(cells[2]["status"], "error", "{seen:#}");
 }

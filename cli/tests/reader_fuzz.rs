@@ -1,6 +1,7 @@
 //! The notebook reader against mutated `.ipynb` files: it never panics, and
-//! `check` on a mutated notebook never writes a file. Bounded in cases and in
-//! time; the mutations come from a fixed seed, so a failure reproduces.
+//! `check` on a mutated notebook never writes a file. The kernel's message
+//! parser against random frames: it never panics either. Bounded in cases
+//! and in time; the inputs come from fixed seeds, so a failure reproduces.
 
 mod common;
 
@@ -8,7 +9,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use common::{puzzlebook, root_dir, text};
+use puzzlebook_cli::kernel::wire;
 use puzzlebook_cli::pipeline::notebook::Notebook;
 use puzzlebook_cli::pipeline::report;
 
@@ -178,4 +181,87 @@ fn check_on_mutated_notebooks_never_writes_and_never_crashes() {
             "case {case}: check wrote a file"
         );
     }
+}
+
+/// A Jupyter message's frames, signed with `key` as the wire format says:
+/// an identity, the delimiter, the signature over the four JSON parts, the
+/// parts.
+fn signed(key: &wire::HmacSha256, parts: &[&[u8]]) -> Vec<Bytes> {
+    use hmac::Mac;
+    let mut m = key.clone();
+    for p in &parts[..4] {
+        m.update(p);
+    }
+    let sig = hex::encode(m.finalize().into_bytes());
+    let mut frames = vec![
+        Bytes::from_static(b"id"),
+        Bytes::from_static(wire::DELIMITER),
+    ];
+    frames.push(Bytes::from(sig.into_bytes()));
+    frames.extend(parts.iter().map(|p| Bytes::copy_from_slice(p)));
+    frames
+}
+
+/// Frames made of pieces that matter to the kernel's parser: the delimiter,
+/// hex, JSON of every kind, random bytes; in random numbers and orders, with
+/// and without a key, some correctly signed so that the object check is
+/// reached with odd JSON too. Nothing may panic, and only a correctly signed
+/// message of four objects may pass both steps.
+#[test]
+fn random_frames_never_panic_the_kernels_parser() {
+    use hmac::digest::KeyInit;
+    const PIECES: [&[u8]; 12] = [
+        wire::DELIMITER,
+        b"",
+        b"{}",
+        b"[]",
+        b"{\"msg_type\":1}",
+        b"null",
+        b"00ff",
+        b"zz",
+        b"{",
+        b"\xff\xfe",
+        b"<IDS|MSG",
+        b"\"s\"",
+    ];
+    let mut rng = Rng(0x5EED_1234_ABCD_0003);
+    let key = wire::HmacSha256::new_from_slice(b"secret").unwrap();
+    let mut passed = 0;
+    for case in 0..20_000 {
+        let n = rng.below(10);
+        let mut frames: Vec<Bytes> = (0..n)
+            .map(|_| {
+                if rng.below(4) == 0 {
+                    let len = rng.below(24);
+                    Bytes::from((0..len).map(|_| rng.next() as u8).collect::<Vec<u8>>())
+                } else {
+                    Bytes::from_static(PIECES[rng.below(PIECES.len())])
+                }
+            })
+            .collect();
+        if case % 3 == 0 && frames.len() >= 4 {
+            let parts: Vec<&[u8]> = frames[frames.len() - 4..].iter().map(|b| &b[..]).collect();
+            frames = signed(&key, &parts);
+        } else if case % 3 == 1 {
+            // A well-formed message, then one random edit of its frames.
+            let mut good = signed(&key, &[b"{\"msg_type\":\"x\"}", b"{}", b"{}", b"{}"]);
+            if rng.below(2) == 0 {
+                let at = rng.below(good.len());
+                good[at] = Bytes::from_static(PIECES[rng.below(PIECES.len())]);
+            }
+            frames = good;
+        }
+        let with_key = rng.below(2) == 0;
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            wire::split(frames.clone(), with_key.then_some(&key))
+                .and_then(|(_, parts)| wire::objects(&parts))
+                .is_ok()
+        }));
+        match outcome {
+            Ok(ok) => passed += usize::from(ok),
+            Err(_) => panic!("the parser panicked on case {case}: {frames:?}"),
+        }
+    }
+    // Some inputs must get through, or the object check is never reached.
+    assert!(passed > 0, "no frames passed in 20,000 cases");
 }

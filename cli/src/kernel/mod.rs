@@ -4,5 +4,8 @@
 mod jupyter;
 
 pub use jupyter::LOADING_NOTE;
+mod locks;
+pub mod replay;
 pub mod serve;
 pub mod spec;
+pub mod wire;

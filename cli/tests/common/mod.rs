@@ -59,3 +59,24 @@ pub fn python() -> &'static Path {
         PathBuf::from(stdout.trim())
     })
 }
+
+/// `c` with the environment a user's shell gives, as Jupyter starts a kernel
+/// from it: without what `cargo test` adds for its test binaries. Above all
+/// `LD_LIBRARY_PATH`, which names the workspace's `target/debug/deps` and
+/// the toolchain's libraries, and once hid a kernel that could not load
+/// notebook 04's cells in a new build folder; and cargo's `CARGO_*` package
+/// variables. `CARGO_HOME` and `CARGO_TARGET_DIR`, which a user's shell may
+/// set, stay.
+pub fn as_from_a_shell(c: &mut Command) -> &mut Command {
+    c.env_remove("LD_LIBRARY_PATH");
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        let cargos = name == "CARGO"
+            || (name.starts_with("CARGO_") && name != "CARGO_HOME" && name != "CARGO_TARGET_DIR")
+            || name.starts_with("__CARGO");
+        if cargos {
+            c.env_remove(name);
+        }
+    }
+    c
+}

@@ -16,39 +16,12 @@ decides what passes.
 """
 
 import json
-import queue
 import sys
 import time
 
 from jupyter_client.manager import start_new_kernel
 
-
-def run_cell(kc, code, timeout, on_first_output=None):
-    """Runs `code`; returns (reply content, stream text, result text)."""
-    msg_id = kc.execute(code)
-    streams, result, notified = "", None, False
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            msg = kc.get_iopub_msg(timeout=max(0.1, deadline - time.monotonic()))
-        except queue.Empty:
-            raise SystemExit("no idle status for %r within %s s" % (code, timeout))
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        kind, content = msg["msg_type"], msg["content"]
-        if kind == "stream":
-            streams += content["text"]
-            if on_first_output and not notified:
-                notified = True
-                on_first_output()
-        elif kind == "execute_result":
-            result = content["data"].get("text/plain")
-        elif kind == "status" and content["execution_state"] == "idle":
-            break
-    while True:
-        reply = kc.get_shell_msg(timeout=60)
-        if reply["parent_header"].get("msg_id") == msg_id:
-            return reply["content"], streams, result
+from run_cells import run_cell
 
 
 def main(argv):
@@ -59,18 +32,18 @@ def main(argv):
     out["ready_seconds"] = time.monotonic() - started
     try:
         t = time.monotonic()
-        reply, streams, _ = run_cell(kc, "1 + 1", 120, on_first_output=km.interrupt_kernel)
-        out["interrupted"] = {"seconds": time.monotonic() - t, "status": reply["status"],
-                              "ename": reply.get("ename"), "streams": streams}
+        r = run_cell(kc, "1 + 1", 120, on_first_output=km.interrupt_kernel)
+        out["interrupted"] = {"seconds": time.monotonic() - t, "status": r["status"],
+                              "ename": r["ename"], "streams": r["streams"]}
         t = time.monotonic()
-        reply, streams, result = run_cell(kc, "40 + 2", 1800)
-        out["after"] = {"seconds": time.monotonic() - t, "status": reply["status"],
-                        "result": result, "streams": streams}
+        r = run_cell(kc, "40 + 2", 1800)
+        out["after"] = {"seconds": time.monotonic() - t, "status": r["status"],
+                        "result": r["result"], "streams": r["streams"]}
         if len(argv) > 3:
             t = time.monotonic()
-            reply, streams, result = run_cell(kc, argv[3], 1800)
-            out["more"] = {"seconds": time.monotonic() - t, "status": reply["status"],
-                           "result": result, "streams": streams}
+            r = run_cell(kc, argv[3], 1800)
+            out["more"] = {"seconds": time.monotonic() - t, "status": r["status"],
+                           "result": r["result"], "streams": r["streams"]}
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)

@@ -45,6 +45,8 @@ pub(crate) struct Server {
     wait_interrupted: Arc<AtomicBool>,
     // puzzlebook: work before a cell that has a `:dep` runs.
     before_dep: BeforeDep,
+    // puzzlebook: while set, what cells print is not sent (a replay's).
+    muted: Arc<AtomicBool>,
 }
 
 /// puzzlebook: work for the loading thread before `:load_config`, such as
@@ -80,7 +82,7 @@ impl Loading {
         };
         let state = Arc::clone(&loading.state);
         std::thread::spawn(move || {
-            let mut engine = context.lock().unwrap();
+            let mut engine = crate::kernel::locks::lock(&context);
             before_load();
             let result = engine.execute(":load_config --quiet");
             *state.lock().unwrap() = match result {
@@ -194,6 +196,7 @@ impl Server {
             loading,
             wait_interrupted: Arc::new(AtomicBool::new(false)),
             before_dep,
+            muted: Arc::new(AtomicBool::new(false)),
         };
         {
             let context = context.clone();
@@ -288,6 +291,141 @@ impl Server {
         }
     }
 
+    /// puzzlebook: fails the cell `request` with an error reply when the
+    /// engine panicked while running it (`joined`), so the session goes on;
+    /// else returns what the cell gave.
+    async fn survive_panic<T>(
+        &self,
+        joined: std::result::Result<T, tokio::task::JoinError>,
+        request: &JupyterMessage,
+        execution_count: u32,
+        replies: &tokio::sync::mpsc::UnboundedSender<JupyterMessage>,
+    ) -> Result<Option<T>> {
+        let panic = match joined {
+            Ok(done) => return Ok(Some(done)),
+            Err(e) => e,
+        };
+        let why = panic
+            .try_into_panic()
+            .ok()
+            .and_then(|p| {
+                p.downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            })
+            .unwrap_or_else(|| "no message".into());
+        let evalue = format!(
+            "the kernel's engine failed on this cell ({why}); the session goes on, so fix or change the cell and run it again"
+        );
+        self.reply_error(request, execution_count, "EngineError", evalue, replies)
+            .await?;
+        Ok(None)
+    }
+
+    /// puzzlebook: a cell whose `?` returned an error (its outputs carry
+    /// [`crate::cell_process::USER_ERROR_MIME`]): the error printed above is
+    /// the cell's result, and its reply is an error, so `nbconvert` stops as
+    /// for any failing cell. Returns the result of any other cell, unmarked.
+    async fn user_error(
+        &self,
+        result: std::result::Result<evcxr::EvalOutputs, evcxr::Error>,
+        message: &JupyterMessage,
+        execution_count: u32,
+        replies: &tokio::sync::mpsc::UnboundedSender<JupyterMessage>,
+    ) -> Result<Option<std::result::Result<evcxr::EvalOutputs, evcxr::Error>>> {
+        let mut result = result;
+        let marked = result.as_mut().is_ok_and(|outputs| {
+            outputs
+                .content_by_mime_type
+                .remove(crate::cell_process::USER_ERROR_MIME)
+                .is_some()
+        });
+        if !marked {
+            return Ok(Some(result));
+        }
+        // Let the error's own lines, on stderr, go out first.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let evalue =
+            "the cell's `?` returned the error printed above, so the rest of the cell did not run"
+                .to_string();
+        self.reply_error(message, execution_count, "Error", evalue, replies)
+            .await?;
+        Ok(None)
+    }
+
+    /// puzzlebook: sends an error for the cell `message` and its error reply.
+    async fn reply_error(
+        &self,
+        message: &JupyterMessage,
+        execution_count: u32,
+        ename: &str,
+        evalue: String,
+        replies: &tokio::sync::mpsc::UnboundedSender<JupyterMessage>,
+    ) -> Result<()> {
+        message
+            .new_message("error")
+            .with_content(object! {
+                "ename" => ename,
+                "evalue" => evalue.clone(),
+                "traceback" => array![format!("{ename}: {evalue}")],
+            })
+            .send(&mut *self.iopub.lock().await)
+            .await?;
+        replies.send(message.new_reply().with_content(object! {
+            "status" => "error",
+            "execution_count" => execution_count,
+            "ename" => ename,
+            "evalue" => evalue,
+            "traceback" => array![],
+        }))?;
+        Ok(())
+    }
+
+    /// puzzlebook: after a cell ended the process that runs cells (evcxr has
+    /// started a new one), runs the session's earlier cells again with their
+    /// output muted, and says what it did on the cell's standard error.
+    async fn recover(
+        &self,
+        error: &evcxr::Error,
+        session: &crate::kernel::replay::Session,
+        engine: &Arc<std::sync::Mutex<CommandContext>>,
+        message: &JupyterMessage,
+    ) -> Result<()> {
+        use crate::kernel::replay;
+        if !replay::process_ended(error) {
+            return Ok(());
+        }
+        let mut note = String::new();
+        if error.to_string().contains("SIGABRT") {
+            note.push_str(&crate::kernel::serve::memory_note());
+        }
+        if !replay::enabled() {
+            note.push_str(&replay::Replay::off_note());
+        } else if !session.is_empty() {
+            // Let the crashed cell's last lines out before muting.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            self.muted.store(true, Ordering::SeqCst);
+            let (session, engine) = (session.clone(), Arc::clone(engine));
+            let done = tokio::task::spawn_blocking(move || {
+                session.replay(&mut crate::kernel::locks::lock(&engine))
+            })
+            .await;
+            // The replay's last lines are read by now; give them time to be dropped.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            self.muted.store(false, Ordering::SeqCst);
+            match done {
+                Ok(r) => note.push_str(&r.note()),
+                Err(e) => note.push_str(&format!(
+                    "puzzlebook: running the earlier cells again failed: {e}\n"
+                )),
+            }
+        }
+        if !note.is_empty() {
+            self.send_stream(message, "stderr", note).await?;
+        }
+        Ok(())
+    }
+
     async fn shutdown_io_thread(&mut self) {
         self.io_thread_shutdown_sender.lock().await.take();
     }
@@ -320,6 +458,8 @@ impl Server {
         // last cell.
         let mut sources: Vec<String> = Vec::new();
         let mut z3_vars: Vec<(String, String)> = Vec::new();
+        // puzzlebook: the cells that succeeded, to run again after a crash.
+        let mut session = crate::kernel::replay::Session::default();
         loop {
             let message = match receiver.recv().await {
                 Some(x) => x,
@@ -359,22 +499,14 @@ impl Server {
                         format!("the kernel could not load the puzzlebook crate: {e}"),
                     ),
                 };
-                message
-                    .new_message("error")
-                    .with_content(object! {
-                        "ename" => ename,
-                        "evalue" => evalue.clone(),
-                        "traceback" => array![format!("{ename}: {evalue}")],
-                    })
-                    .send(&mut *self.iopub.lock().await)
-                    .await?;
-                execution_reply_sender.send(message.new_reply().with_content(object! {
-                    "status" => "error",
-                    "execution_count" => execution_count,
-                    "ename" => ename,
-                    "evalue" => evalue,
-                    "traceback" => array![],
-                }))?;
+                self.reply_error(
+                    &message,
+                    execution_count,
+                    ename,
+                    evalue,
+                    execution_reply_sender,
+                )
+                .await?;
                 continue;
             }
             sources.push(message.code().to_owned());
@@ -382,8 +514,9 @@ impl Server {
             let context = Arc::clone(context);
             let server = self.clone();
             let engine = Arc::clone(&context);
-            let (eval_result, message) = tokio::task::spawn_blocking(move || {
-                let mut guard = context.lock().unwrap();
+            let request = message.clone(); // puzzlebook: for a reply if the engine panics.
+            let joined = tokio::task::spawn_blocking(move || {
+                let mut guard = crate::kernel::locks::lock(&context);
                 // puzzlebook: a `:dep` may make cargo resolve versions again.
                 if message
                     .code()
@@ -411,7 +544,26 @@ impl Server {
                 );
                 (eval_result, message)
             })
-            .await?;
+            .await;
+            // puzzlebook: a panic in the engine fails this cell, not the session.
+            let Some((eval_result, message)) = self
+                .survive_panic(joined, &request, execution_count, execution_reply_sender)
+                .await?
+            else {
+                continue;
+            };
+            // puzzlebook: a cell whose `?` returned an error failed (evcxr says Ok).
+            let Some(eval_result) = self
+                .user_error(
+                    eval_result,
+                    &message,
+                    execution_count,
+                    execution_reply_sender,
+                )
+                .await?
+            else {
+                continue;
+            };
             match eval_result {
                 Ok(output) => {
                     if !output.is_empty() {
@@ -462,7 +614,8 @@ impl Server {
                     }
                     // puzzlebook: name a variable that holds a Z3 value at once.
                     let refs: Vec<&str> = sources.iter().map(String::as_str).collect();
-                    z3_vars = z3_variables(&engine.lock().unwrap(), &refs);
+                    z3_vars = z3_variables(&crate::kernel::locks::lock(&engine), &refs);
+                    session.succeeded(execution_count as usize, message.code());
                     if !z3_vars.is_empty() {
                         self.send_stream(
                             &message,
@@ -492,6 +645,8 @@ impl Server {
                     }
                     self.emit_errors(&errors, &message, message.code(), execution_count)
                         .await?;
+                    // puzzlebook: after a crash, run the earlier cells again.
+                    self.recover(&errors, &session, &engine, &message).await?;
                     execution_reply_sender.send(message.new_reply().with_content(object! {
                         "status" => "error",
                         "execution_count" => execution_count
@@ -749,6 +904,9 @@ impl Server {
     }
 
     async fn pass_output_line(&self, output_name: &'static str, line: String) {
+        if self.muted.load(Ordering::SeqCst) {
+            return; // puzzlebook: a replay's output was shown when its cells first ran.
+        }
         let mut message = None;
         if let Some(exec_request) = &*self.latest_execution_request.lock().await {
             message = Some(exec_request.new_message("stream"));
@@ -899,9 +1057,9 @@ async fn comm_open(
 async fn cargo_check(code: String, context: Arc<std::sync::Mutex<CommandContext>>) -> Value {
     let problems = tokio::task::spawn_blocking(move || {
         // puzzlebook: no check while the crate loads (see completions).
-        match context.try_lock() {
-            Ok(mut engine) => engine.check(&code).unwrap_or_default(),
-            Err(_) => Vec::new(),
+        match crate::kernel::locks::try_lock(&context) {
+            Some(mut engine) => engine.check(&code).unwrap_or_default(),
+            None => Vec::new(),
         }
     })
     .await
@@ -987,7 +1145,7 @@ async fn handle_completion_request(
         let code = message.code();
         // puzzlebook: while the crate loads, the engine is busy; answer with
         // no completions rather than hold up the shell channel.
-        let Ok(mut engine) = context.try_lock() else {
+        let Some(mut engine) = crate::kernel::locks::try_lock(&context) else {
             let cursor = message.cursor_pos();
             return Ok(object! {
                 "status" => "ok",
@@ -1038,7 +1196,7 @@ async fn handle_inspect_request(
         // hover_at returns Ok("No documentation found", ...) for unresolvable
         // symbols rather than Err; treat that as found:false per Jupyter spec.
         // puzzlebook: nothing to show while the crate loads (see completions).
-        let Ok(mut engine) = context.try_lock() else {
+        let Some(mut engine) = crate::kernel::locks::try_lock(&context) else {
             return Ok(object! {
                 "status"   => "ok",
                 "found"    => false,

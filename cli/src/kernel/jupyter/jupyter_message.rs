@@ -8,8 +8,6 @@
 use super::connection::Connection;
 use super::connection::HmacSha256;
 use super::connection::RecvError;
-use anyhow::anyhow;
-use anyhow::bail;
 use anyhow::Result;
 use bytes::Bytes;
 use chrono::Utc;
@@ -34,32 +32,13 @@ impl RawMessage {
         multipart: zeromq::ZmqMessage,
         connection: &Connection<S>,
     ) -> Result<RawMessage> {
-        let delimiter_index = multipart
-            .iter()
-            .position(|part| &part[..] == DELIMITER)
-            .ok_or_else(|| anyhow!("Missing delimeter"))?;
-        let mut parts = multipart.into_vec();
-        let jparts: Vec<_> = parts.drain(delimiter_index + 2..).collect();
-        let hmac = parts.pop().unwrap();
-        // Remove delimiter, so that what's left is just the identities.
-        parts.pop();
-        let zmq_identities = parts;
-
-        let raw_message = RawMessage {
+        // puzzlebook: the signature is checked before anything is parsed, and no bytes can panic it.
+        let (zmq_identities, jparts) =
+            crate::kernel::wire::split(multipart.into_vec(), connection.mac.as_ref())?;
+        Ok(RawMessage {
             zmq_identities,
             jparts,
-        };
-
-        if let Some(mac_template) = &connection.mac {
-            let mut mac = mac_template.clone();
-            raw_message.digest(&mut mac);
-            use hmac::Mac;
-            if let Err(error) = mac.verify_slice(&hex::decode(&hmac)?) {
-                bail!("{}", error);
-            }
-        }
-
-        Ok(raw_message)
+        })
     }
 
     async fn send<S: zeromq::SocketSend>(self, connection: &mut Connection<S>) -> Result<()> {
@@ -110,24 +89,31 @@ impl JupyterMessage {
     pub(crate) async fn read<S: zeromq::Socket + zeromq::SocketRecv>(
         connection: &mut Connection<S>,
     ) -> Result<JupyterMessage, RecvError> {
-        Ok(Self::from_raw_message(RawMessage::read(connection).await?)?)
+        loop {
+            // puzzlebook: a message that is not a signed Jupyter message is dropped, not the kernel.
+            match RawMessage::read(connection)
+                .await
+                .and_then(|raw| Ok(Self::from_raw_message(raw)?))
+            {
+                Err(RecvError::Other(e)) if crate::kernel::wire::is_wire_error(&e) => {
+                    crate::kernel::wire::dropped(&e)
+                }
+                other => return other,
+            }
+        }
     }
 
     fn from_raw_message(raw_message: RawMessage) -> Result<JupyterMessage> {
-        fn message_to_json(message: &[u8]) -> Result<Value> {
-            Ok(serde_json::from_slice(message)?)
-        }
-
-        if raw_message.jparts.len() < 4 {
-            bail!("Insufficient message parts {}", raw_message.jparts.len());
-        }
+        // puzzlebook: each JSON part must be an object, or indexing it later panics.
+        let [header, parent_header, metadata, content] =
+            crate::kernel::wire::objects(&raw_message.jparts)?;
 
         Ok(JupyterMessage {
             zmq_identities: raw_message.zmq_identities,
-            header: message_to_json(&raw_message.jparts[0])?,
-            parent_header: message_to_json(&raw_message.jparts[1])?,
-            metadata: message_to_json(&raw_message.jparts[2])?,
-            content: message_to_json(&raw_message.jparts[3])?,
+            header,
+            parent_header,
+            metadata,
+            content,
         })
     }
 

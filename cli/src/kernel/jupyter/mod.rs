@@ -12,7 +12,16 @@
 //! - completion and inspection answer empty while the load holds the engine;
 //! - after each cell, a variable that holds a Z3 value is named at once, and a
 //!   later cell's SIGSEGV repeats it (as the runner does, [`crate::pipeline::execute`]);
-//! - cells are numbered from 1 (evcxr_jupyter's first result said 2).
+//! - cells are numbered from 1 (evcxr_jupyter's first result said 2);
+//! - a message's signature is checked before anything in it is parsed, and
+//!   no bytes on a socket can panic the kernel ([`crate::kernel::wire`]);
+//! - the engine's lock survives a panic in a request that held it, and such a
+//!   panic fails that cell alone ([`crate::kernel::locks`]);
+//! - a cell whose `?` returned an error gets an error reply, so nbconvert
+//!   stops there ([`crate::cell_process`] marks it);
+//! - after a cell ends the process that runs cells (a crash, an abort, the
+//!   memory limit), the session's earlier cells run again in the new one,
+//!   their output muted, and the cell says so ([`crate::kernel::replay`]).
 
 macro_rules! object {
     () => {
