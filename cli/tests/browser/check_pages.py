@@ -16,6 +16,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -96,12 +97,15 @@ def start(profile):
         "--remote-debugging-port=0", "--user-data-dir=" + profile,
         "--window-size=1200,900", "about:blank",
     ]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Its own process group, so that ending it ends its renderer and helper
+    # processes too, which otherwise go on writing into the profile.
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
     port_file = Path(profile) / "DevToolsActivePort"
     deadline = time.monotonic() + 60
     while not port_file.exists() or not port_file.read_text().strip():
         if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
+            stop(proc)
             sys.exit("Chromium did not start (%s)" % " ".join(args))
         time.sleep(0.1)
     port = port_file.read_text().split()[0]
@@ -109,6 +113,23 @@ def start(profile):
         targets = json.load(r)
     page = next(t for t in targets if t["type"] == "page")
     return proc, Cdp(page["webSocketDebuggerUrl"])
+
+
+def stop(proc):
+    """Ends Chromium and every process of its group, and waits for them."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+    # The group's other processes are not our children; wait until they are gone.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
 
 
 def problems(events):
@@ -165,15 +186,16 @@ def check(cdp, page, shots):
 def main():
     shots, pages = sys.argv[1], sys.argv[2:]
     os.makedirs(shots, exist_ok=True)
-    with tempfile.TemporaryDirectory() as profile:
+    # A helper process that outlives the group's end by a moment may still
+    # have written into the profile; that is no failure of the pages.
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         proc, cdp = start(profile)
         try:
             for domain in ("Page", "Runtime", "Log", "Network"):
                 cdp.call(domain + ".enable")
             report = {Path(p).name: check(cdp, p, shots) for p in pages}
         finally:
-            proc.kill()
-            proc.wait()
+            stop(proc)
     json.dump(report, sys.stdout, indent=1, sort_keys=True)
 
 
