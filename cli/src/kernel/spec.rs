@@ -321,6 +321,16 @@ mod tests {
             files[2].1,
             "use puzzlebook::prelude::*;\nOk::<(), std::fmt::Error>(())?;\n"
         );
+        // No memory setting unless asked: the kernel then uses its default.
+        assert_eq!(json["env"].get("PUZZLEBOOK_CELL_MEMORY"), None);
+        let limited = KernelSpec {
+            cell_memory: Some("4G".into()),
+            ..spec
+        };
+        let files = limited.files(Path::new("/k/puzzlebook")).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&files[0].1).unwrap();
+        assert_eq!(json["env"]["PUZZLEBOOK_CELL_MEMORY"], "4G");
+        assert_eq!(json["env"]["EVCXR_CONFIG_DIR"], "/k/puzzlebook/evcxr");
     }
 
     #[test]
