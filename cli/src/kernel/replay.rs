@@ -49,11 +49,6 @@ impl Session {
         self.cells.push((count, code.to_string()));
     }
 
-    /// How many cells there are to replay.
-    pub fn len(&self) -> usize {
-        self.cells.len()
-    }
-
     /// Whether there is nothing to replay.
     pub fn is_empty(&self) -> bool {
         self.cells.is_empty()
