@@ -35,7 +35,7 @@ pub enum EngineError {
     },
     /// The toolchain's library folder could not be found.
     #[error("cannot find the Rust toolchain's libraries for evcxr: {0}")]
-    Toolchain(String),
+    Toolchain(#[from] ToolchainError),
     /// The build folder could not be prepared.
     #[error("cannot prepare the evcxr build folder {path}: {source}")]
     Io {
@@ -115,26 +115,48 @@ impl BuildDirLock {
 /// The host's target triple and the folder holding the toolchain's
 /// `libstd-*.so` (`<sysroot>/lib/rustlib/<host>/lib`), from `rustc -vV` and
 /// `rustc --print sysroot`, asked once per process.
-fn toolchain() -> Result<(String, PathBuf), String> {
-    static TOOLCHAIN: std::sync::OnceLock<Result<(String, PathBuf), String>> =
+fn toolchain() -> Result<(String, PathBuf), ToolchainError> {
+    static TOOLCHAIN: std::sync::OnceLock<Result<(String, PathBuf), ToolchainError>> =
         std::sync::OnceLock::new();
     TOOLCHAIN.get_or_init(ask_toolchain).clone()
 }
 
-fn ask_toolchain() -> Result<(String, PathBuf), String> {
+/// Why the toolchain's library folder could not be found.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ToolchainError {
+    /// `rustc` (or `RUSTC`) did not run.
+    #[error("cannot run {rustc}: {reason}; install Rust with rustup, or set RUSTC")]
+    Run {
+        /// The compiler asked.
+        rustc: String,
+        /// Why it did not run.
+        reason: String,
+    },
+    /// `rustc -vV` printed no `host:` line.
+    #[error("`rustc -vV` names no host")]
+    NoHost,
+    /// A library folder cannot go on `LD_LIBRARY_PATH` (it holds a `:`).
+    #[error("{0}")]
+    LibraryPath(String),
+}
+
+fn ask_toolchain() -> Result<(String, PathBuf), ToolchainError> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let run = |args: &[&str]| -> Result<String, String> {
+    let run = |args: &[&str]| -> Result<String, ToolchainError> {
         let out = std::process::Command::new(&rustc)
             .args(args)
             .output()
-            .map_err(|e| format!("cannot run rustc: {e}"))?;
+            .map_err(|e| ToolchainError::Run {
+                rustc: rustc.to_string_lossy().into_owned(),
+                reason: e.to_string(),
+            })?;
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     };
     let sysroot = run(&["--print", "sysroot"])?.trim().to_string();
     let host = run(&["-vV"])?
         .lines()
         .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
-        .ok_or("rustc -vV names no host")?;
+        .ok_or(ToolchainError::NoHost)?;
     let lib = Path::new(&sysroot)
         .join("lib/rustlib")
         .join(&host)
@@ -144,12 +166,12 @@ fn ask_toolchain() -> Result<(String, PathBuf), String> {
 
 /// A library search path with `dirs` first, then the entries of `old` that
 /// are not among them, in their order.
-fn library_path(dirs: &[PathBuf], old: Option<&OsStr>) -> Result<OsString, String> {
+fn library_path(dirs: &[PathBuf], old: Option<&OsStr>) -> Result<OsString, ToolchainError> {
     let mut paths = dirs.to_vec();
     if let Some(old) = old {
         paths.extend(std::env::split_paths(old).filter(|p| !dirs.contains(p)));
     }
-    std::env::join_paths(paths).map_err(|e| e.to_string())
+    std::env::join_paths(paths).map_err(|e| ToolchainError::LibraryPath(e.to_string()))
 }
 
 /// What cargo mixes into every file name it builds in an engine's folder,
@@ -202,13 +224,13 @@ fn engine_environment(
     std::env::remove_var("CARGO_TARGET_DIR");
     std::env::remove_var("CARGO_BUILD_TARGET_DIR");
     std::env::set_var("__CARGO_DEFAULT_LIB_METADATA", LIB_METADATA);
-    let (host, std_lib) = toolchain().map_err(EngineError::Toolchain)?;
+    let (host, std_lib) = toolchain()?;
     let deps = build_dir.join("target").join(host).join("debug/deps");
     std::fs::create_dir_all(&deps).map_err(io(&deps))?;
     let old = std::env::var_os("LD_LIBRARY_PATH");
     std::env::set_var(
         "LD_LIBRARY_PATH",
-        library_path(&[std_lib, deps], old.as_deref()).map_err(EngineError::Toolchain)?,
+        library_path(&[std_lib, deps], old.as_deref())?,
     );
     std::env::set_var("EVCXR_CONFIG_DIR", config_dir);
     match memory {
@@ -565,10 +587,5 @@ mod tests {
         assert_eq!(std::env::var("EVCXR_TMPDIR").unwrap(), "before");
         assert_eq!(std::env::var_os("EVCXR_CONFIG_DIR"), None);
         assert_eq!(std::env::var_os(crate::cell_process::MEMORY_VAR), None);
-    }
-
-    #[test]
-    fn the_kernel_init_and_the_runner_share_one_opt_level() {
-        assert_eq!(init_commands(), format!(":opt {OPT_LEVEL}\n"));
     }
 }

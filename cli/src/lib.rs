@@ -6,9 +6,11 @@
 //! The chapters themselves live in the `puzzlebook` library, which notebooks
 //! load with `:dep`; nothing here is compiled into a notebook.
 
+pub mod ansi;
 pub mod bench;
 pub mod cell_process;
 pub mod engine;
+pub mod hints;
 pub mod kernel;
 pub mod limits;
 pub mod out;

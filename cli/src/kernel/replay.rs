@@ -77,7 +77,7 @@ impl Session {
                     break;
                 }
                 Err(e) => {
-                    failed = Some((count, crate::pipeline::execute::strip_ansi(&e.to_string())));
+                    failed = Some((count, crate::ansi::strip_ansi(&e.to_string())));
                     break;
                 }
             }

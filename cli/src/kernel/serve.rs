@@ -31,9 +31,6 @@ pub enum KernelError {
     /// A build folder could not be prepared.
     #[error(transparent)]
     BuildDir(#[from] EngineError),
-    /// The checkout's Cargo.lock could not be copied.
-    #[error(transparent)]
-    Pin(EngineError),
     /// The engine could not load the crate.
     #[error("loading the crate: {0}")]
     Load(String),
@@ -108,7 +105,7 @@ impl Prepared {
     pub fn new(config: &Path, checkout: &Path) -> Result<Prepared, KernelError> {
         let slot = acquire_slot(&slots_dir())?;
         seed_from_warm_slot(&slots_dir(), &slot.dir);
-        pin_versions(checkout, &slot.dir, true).map_err(KernelError::Pin)?;
+        pin_versions(checkout, &slot.dir, true)?;
         let mut scope = EngineScope::enter()?;
         scope.engine(&slot.dir, config, kernel_cell_memory())?;
         scope.keep();

@@ -6,10 +6,9 @@ use std::sync::OnceLock;
 
 use pulldown_cmark::{html::push_html, Options, Parser};
 
-use super::book::{Book, Chapter, INDEX};
+use super::chapter::{self, Book, Chapter, Part, INDEX};
 use super::highlight;
-use super::notebook::{CellKind, Notebook, Output};
-use super::report;
+use super::notebook::{Notebook, Output};
 use puzzlebook::figure::SVG_MIME;
 use puzzlebook::table::html_escape;
 
@@ -150,43 +149,27 @@ pub fn page(nb: &Notebook, chapter: &Chapter, book: &Book) -> String {
         html_escape(&chapter.source),
         html_escape(&chapter.org()),
     );
-    let mut titled = false;
-    let mut code_index = 0;
-    for cell in &nb.cells {
-        match cell.kind {
-            CellKind::Markdown => {
-                let mut md = cell.source.as_str();
-                let rest;
-                if !titled {
-                    if let Some((_, r)) = report::split_title(md) {
-                        rest = r;
-                        md = &rest;
-                        titled = true;
-                    }
-                }
-                body.push_str(&markdown_html(md));
-            }
-            CellKind::Code => {
-                code_index += 1;
-                let name = report::cell_name(cell.name.as_deref(), code_index);
-                let id = html_escape(&name);
+    for part in chapter::body(nb).parts {
+        match part {
+            Part::Narrative(md) => body.push_str(&markdown_html(&md)),
+            Part::Code(c) => {
+                let id = html_escape(&c.name);
                 let _ = write!(
                     body,
                     "<section class=\"cell\" id=\"{id}\">\n<pre class=\"code\"><code>{}</code></pre>\n",
-                    highlight::rust_html(cell.source.trim_end())
+                    highlight::rust_html(c.cell.source.trim_end())
                 );
-                if let Some(hash) = &cell.hash {
+                if let Some(hash) = &c.cell.hash {
                     let _ = write!(
                         body,
                         "<div class=\"results\" data-name=\"{id}\" data-hash=\"{hash}\">\n\
                          <p class=\"result-name\">Result <a href=\"#{id}\">{id}</a> \
                          <span class=\"hash\" title=\"SHA-1 of the crate and the cells up to this one\">{hash}</span></p>\n{}</div>\n",
-                        outputs_html(&cell.outputs)
+                        outputs_html(&c.cell.outputs)
                     );
                 }
                 body.push_str("</section>\n");
             }
-            CellKind::Raw => {}
         }
     }
     body.push_str("</main>\n");
@@ -221,7 +204,7 @@ pub fn index(book: &Book) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::notebook::NotebookCell;
+    use crate::pipeline::notebook::{CellKind, NotebookCell};
 
     fn chapter(stem: &str) -> Chapter {
         Chapter {

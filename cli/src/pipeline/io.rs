@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::book;
+use super::chapter::{self, Chapter};
 use super::notebook::{Notebook, NotebookError};
 
 /// A file that could not be read or written.
@@ -132,12 +132,15 @@ pub fn write_atomic(path: &Path, contents: &str) -> Result<(), IoError> {
     Ok(())
 }
 
-/// The files a chapter has in the reports folder, keyed by path relative to
-/// it: `<stem>.org`, `<stem>.html` and everything in `figures/<stem>/`.
-/// Files that do not exist are left out.
-pub fn read_rendered(reports: &Path, stem: &str) -> Result<BTreeMap<String, String>, IoError> {
-    let mut names = vec![format!("{stem}.org"), format!("{stem}.html")];
-    let figures = book::figure_dir(stem);
+/// The files `chapter` has in the reports folder, keyed by path relative to
+/// it: its org report, its page and everything in its figure folder. Files
+/// that do not exist are left out.
+pub fn read_rendered(
+    reports: &Path,
+    chapter: &Chapter,
+) -> Result<BTreeMap<String, String>, IoError> {
+    let mut names = vec![chapter.org(), chapter.page()];
+    let figures = chapter::figure_dir(&chapter.stem);
     match std::fs::read_dir(reports.join(&figures)) {
         Ok(entries) => {
             for e in entries.flatten() {
@@ -257,7 +260,13 @@ mod tests {
         write_atomic(&d.path().join("a.org"), "org").unwrap();
         write_atomic(&d.path().join("figures/a/g.svg"), "svg").unwrap();
         write_atomic(&d.path().join("figures/ab/h.svg"), "other chapter").unwrap();
-        let got = read_rendered(d.path(), "a").unwrap();
+        let chapter = Chapter {
+            stem: "a".into(),
+            source: "notebooks/a.ipynb".into(),
+            title: "A".into(),
+            summary: String::new(),
+        };
+        let got = read_rendered(d.path(), &chapter).unwrap();
         let names: Vec<&str> = got.keys().map(String::as_str).collect();
         assert_eq!(names, ["a.org", "figures/a/g.svg"]);
     }

@@ -1,11 +1,16 @@
 //! The notebook pipeline, in the order a notebook goes through it:
-//! [`notebook`] (load) → [`hash`] and [`stages`] (freshness) → [`execute`]
-//! (run the cells) → [`book`] (the files a chapter renders to: [`report`] with
-//! [`markdown`] for org, [`html`] with [`highlight`] for the page, and its
-//! figures) → [`stages`] (compare) → [`io`] (atomic writes). [`project`] wires the stages to a
-//! checkout's files for `run`, `report` and `check`, by [`mode`].
+//! [`notebook`] (load, and name the code cells) → [`hash`] and [`stages`]
+//! (freshness) → [`execute`] (run the cells) → [`chapter`] (the model: a
+//! notebook as a chapter, the chapters in order, the names of their files) →
+//! the renderers on top of it, [`report`] with [`markdown`] (org) and
+//! [`html`] with [`highlight`] (the page) → [`book`] on top of both (every
+//! file a chapter renders to, and the table of contents) → [`stages`]
+//! (compare) → [`io`] (atomic writes). No module imports one after it in this
+//! list. [`project`] wires the stages to a checkout's files for `run`,
+//! `report` and `check`, by [`mode`].
 
 pub mod book;
+pub mod chapter;
 pub mod durations;
 pub mod execute;
 pub mod hash;

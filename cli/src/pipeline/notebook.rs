@@ -45,6 +45,27 @@ fn bad_name(name: &str) -> Option<String> {
     }
 }
 
+/// The name of code cell `number` (1-based among code cells): its metadata
+/// name, or `cell-N`. It names the cell's result, its page anchor and its
+/// figure file.
+pub fn cell_name(name: Option<&str>, number: usize) -> String {
+    name.map(str::to_string)
+        .unwrap_or_else(|| format!("cell-{number}"))
+}
+
+/// A code cell as [`Notebook::code_cells`] lists it.
+#[derive(Debug, Clone)]
+pub struct CodeCell<'a> {
+    /// Its 1-based position among all cells.
+    pub position: usize,
+    /// Its 1-based number among code cells.
+    pub number: usize,
+    /// Its name ([`cell_name`]).
+    pub name: String,
+    /// The cell.
+    pub cell: &'a NotebookCell,
+}
+
 /// The kind of a cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CellKind {
@@ -127,6 +148,17 @@ fn lines(text: &str) -> Value {
 }
 
 impl Notebook {
+    /// A notebook of these cells, for the pipeline's unit tests.
+    #[cfg(test)]
+    pub(crate) fn of_cells(cells: &[(CellKind, &str)]) -> Notebook {
+        let mut nb = Notebook::parse(r#"{"nbformat": 4, "cells": []}"#).expect("an empty notebook");
+        nb.cells = cells
+            .iter()
+            .map(|(k, s)| NotebookCell::new(*k, s))
+            .collect();
+        nb
+    }
+
     /// Parses a notebook from its JSON text.
     pub fn parse(text: &str) -> Result<Notebook, NotebookError> {
         let raw: Value = serde_json::from_str(text)?;
@@ -171,12 +203,11 @@ impl Notebook {
             }
         }
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-        for (index, (position, c)) in self.code_cells().enumerate() {
-            let name = super::report::cell_name(c.name.as_deref(), index + 1);
-            if let Some(first) = seen.insert(name.clone(), position) {
+        for c in self.code_cells() {
+            if let Some(first) = seen.insert(c.name.clone(), c.position) {
                 return Err(NotebookError::Name {
-                    cell: position,
-                    name,
+                    cell: c.position,
+                    name: c.name,
                     why: format!(
                         "is taken by cell {first} (an unnamed code cell is `cell-N`, N its number among code cells)"
                     ),
@@ -186,21 +217,28 @@ impl Notebook {
         Ok(())
     }
 
-    /// The code cells with their 1-based position among all cells.
-    pub fn code_cells(&self) -> impl Iterator<Item = (usize, &NotebookCell)> {
+    /// The code cells in order, each with its position, number and name: the
+    /// one list every stage and renderer names cells by.
+    pub fn code_cells(&self) -> impl Iterator<Item = CodeCell<'_>> {
         self.cells
             .iter()
             .enumerate()
             .filter(|(_, c)| c.kind == CellKind::Code)
-            .map(|(i, c)| (i + 1, c))
+            .enumerate()
+            .map(|(n, (i, cell))| CodeCell {
+                position: i + 1,
+                number: n + 1,
+                name: cell_name(cell.name.as_deref(), n + 1),
+                cell,
+            })
     }
 
     /// Whether a code cell loads the puzzlebook crate (`:dep puzzlebook …`),
     /// so that the notebook needs the checkout's `Cargo.lock` to build it at
     /// the versions the result hash covers.
     pub fn depends_on_crate(&self) -> bool {
-        self.code_cells().any(|(_, c)| {
-            c.source.lines().any(|l| {
+        self.code_cells().any(|c| {
+            c.cell.source.lines().any(|l| {
                 let mut words = l.trim_start().strip_prefix(":dep").map(|rest| {
                     rest.split(|ch: char| ch.is_whitespace() || ch == '=')
                         .filter(|w| !w.is_empty())
@@ -419,7 +457,7 @@ mod tests {
         assert_eq!(nb.cells.len(), 2);
         assert_eq!(nb.cells[0].source, "# Title\ntext");
         assert_eq!(nb.cells[1].name.as_deref(), Some("start"));
-        assert_eq!(nb.code_cells().map(|(i, _)| i).collect::<Vec<_>>(), [2]);
+        assert_eq!(nb.code_cells().map(|c| c.position).collect::<Vec<_>>(), [2]);
     }
 
     #[test]

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 
 use super::hash;
 use super::notebook::{Notebook, Output};
-use super::report;
 
 /// Why a notebook or its rendered files are not fresh.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +33,7 @@ pub enum FileState {
 
 /// The hashes a notebook's code cells should carry, given the crate fingerprint.
 pub fn expected_hashes(nb: &Notebook, fingerprint: &str) -> Vec<String> {
-    hash::chain(fingerprint, nb.code_cells().map(|(_, c)| c.source.as_str()))
+    hash::chain(fingerprint, nb.code_cells().map(|c| c.cell.source.as_str()))
 }
 
 /// The rendered files ([`super::book::files`]) that differ from those on disk, by name. Both maps are
@@ -74,9 +73,8 @@ pub fn staleness(
     let stale: Vec<(usize, String)> = nb
         .code_cells()
         .zip(&expected)
-        .enumerate()
-        .filter(|(_, ((_, c), want))| c.hash.as_deref() != Some(want.as_str()))
-        .map(|(i, ((pos, c), _))| (pos, report::cell_name(c.name.as_deref(), i + 1)))
+        .filter(|(c, want)| c.cell.hash.as_deref() != Some(want.as_str()))
+        .map(|(c, _)| (c.position, c.name))
         .collect();
     let mut out = Vec::new();
     if !stale.is_empty() {
@@ -92,7 +90,7 @@ pub fn staleness(
 /// The notebook with fresh outputs and their hashes.
 pub fn apply_outputs(nb: &Notebook, outputs: Vec<Vec<Output>>, hashes: &[String]) -> Notebook {
     let mut nb = nb.clone();
-    let code: Vec<usize> = nb.code_cells().map(|(pos, _)| pos - 1).collect();
+    let code: Vec<usize> = nb.code_cells().map(|c| c.position - 1).collect();
     for ((i, outs), h) in code.into_iter().zip(outputs).zip(hashes) {
         nb.cells[i].outputs = outs;
         nb.cells[i].hash = Some(h.clone());

@@ -8,7 +8,7 @@ the DevTools protocol, and prints one JSON object: for each page, the named
 results that hold a table, the size each figure renders at, console errors and
 uncaught exceptions, resources that failed to load, the local links, and a
 full-page screenshot (saved to SCREENSHOT_DIR) with how much of it is not
-background. The Rust test (cli/tests/book_in_browser.rs) decides what passes.
+background. The Rust test (cli/tests/testsuite/book_in_browser.rs) decides what passes.
 """
 
 import base64

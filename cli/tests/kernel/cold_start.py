@@ -11,7 +11,7 @@ With jupyter_client (the library under Jupyter, nbclient and nbconvert):
 4. with MORE_CODE, runs it and waits, up to 30 minutes, for its result.
 Writes one JSON object to OUT_JSON (the kernel shares this script's standard
 output): the seconds each step took, the replies, and the stream text each
-cell printed. The Rust test (cli/tests/jupyter_kernel.rs)
+cell printed. The Rust test (cli/tests/testsuite/jupyter_kernel.rs)
 decides what passes.
 """
 

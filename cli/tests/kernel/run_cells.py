@@ -11,7 +11,7 @@ CELL in turn, up to 30 minutes each, going on after a failing one, and writes
 one JSON object to OUT_JSON: "cells", a list with each cell's reply status,
 ename and evalue, the text its streams printed, its text/plain result and the
 seconds it took; and with --poke, "poked": the kernel_info reply's status.
-The Rust test (cli/tests/jupyter_kernel.rs) decides what passes.
+The Rust test (cli/tests/testsuite/jupyter_kernel.rs) decides what passes.
 """
 
 import hashlib

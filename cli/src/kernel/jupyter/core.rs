@@ -23,11 +23,10 @@ use evcxr::CommandContext;
 use evcxr::Theme;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::pipeline::execute::{crashed, z3_hint, z3_variables};
+use super::extension::{Extension, Hooks}; // puzzlebook
 use tokio::sync::Mutex;
 use yansi::Paint as _;
 
@@ -39,83 +38,11 @@ pub(crate) struct Server {
     latest_execution_request: Arc<Mutex<Option<JupyterMessage>>>,
     io_thread_shutdown_sender: Arc<Mutex<Option<crossbeam_channel::Sender<()>>>>,
     tokio_handle: tokio::runtime::Handle,
-    // puzzlebook: the crate's load, and an interrupt that arrived while a cell
-    // waited for it.
-    loading: Loading,
-    wait_interrupted: Arc<AtomicBool>,
-    // puzzlebook: work before a cell that has a `:dep` runs.
-    before_dep: BeforeDep,
-    // puzzlebook: while set, what cells print is not sent (a replay's).
-    muted: Arc<AtomicBool>,
-}
-
-/// puzzlebook: work for the loading thread before `:load_config`, such as
-/// giving a cold build folder a warm one's build.
-pub(crate) type BeforeLoad = Box<dyn FnOnce() + Send>;
-
-/// puzzlebook: work before a cell with a `:dep` command runs, such as pinning
-/// the build folder's dependency versions to the checkout's Cargo.lock.
-pub(crate) type BeforeDep = Arc<dyn Fn() + Send + Sync>;
-
-/// puzzlebook: how the background `:load_config` (which builds z3, polars and
-/// puzzlebook in a cold build folder) is going.
-#[derive(Clone)]
-struct Loading {
-    state: Arc<std::sync::Mutex<LoadState>>,
-    started: Instant,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum LoadState {
-    Running,
-    Done,
-    Failed(String),
-}
-
-impl Loading {
-    /// Runs `:load_config` on `context` in a thread of its own, holding the
-    /// engine until it is done.
-    fn start(context: Arc<std::sync::Mutex<CommandContext>>, before_load: BeforeLoad) -> Loading {
-        let loading = Loading {
-            state: Arc::new(std::sync::Mutex::new(LoadState::Running)),
-            started: Instant::now(),
-        };
-        let state = Arc::clone(&loading.state);
-        std::thread::spawn(move || {
-            let mut engine = crate::kernel::locks::lock(&context);
-            before_load();
-            let result = engine.execute(":load_config --quiet");
-            *state.lock().unwrap() = match result {
-                Ok(_) => LoadState::Done,
-                Err(e) => LoadState::Failed(e.to_string()),
-            };
-        });
-        loading
-    }
-
-    fn state(&self) -> LoadState {
-        self.state.lock().unwrap().clone()
-    }
-}
-
-/// puzzlebook: what a cell that waits for the crate's load prints, every ten
-/// seconds, followed by the time so far.
-pub const LOADING_NOTE: &str =
-    "puzzlebook: loading the crate (in a new build folder this builds z3, \
-polars and puzzlebook, which takes minutes once); the cell runs when it is done:";
-
-/// puzzlebook: why a cell did not run after waiting for the crate's load.
-enum NotLoaded {
-    Interrupted,
-    Failed(String),
+    ext: Extension, // puzzlebook
 }
 
 impl Server {
-    pub(crate) fn run(
-        config: &control_file::Control,
-        before_load: BeforeLoad,
-        before_dep: BeforeDep,
-    ) -> Result<()> {
+    pub(crate) fn run(config: &control_file::Control, hooks: Hooks) -> Result<()> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             // We only technically need 1 thread. However we've observed that
             // when using vscode's jupyter extension, we can get requests on the
@@ -131,15 +58,14 @@ impl Server {
             .build()
             .unwrap();
         let handle = runtime.handle().clone();
-        runtime.block_on(Self::run_async(config, handle, before_load, before_dep))?;
+        runtime.block_on(Self::run_async(config, handle, hooks))?;
         Ok(())
     }
 
     async fn run_async(
         config: &control_file::Control,
         tokio_handle: tokio::runtime::Handle,
-        before_load: BeforeLoad,
-        before_dep: BeforeDep,
+        hooks: Hooks, // puzzlebook
     ) -> Result<()> {
         let (connection_group, group_shutdown) = ConnectionGroup::new();
         let mut heartbeat = bind_socket::<zeromq::RepSocket>(
@@ -180,23 +106,17 @@ impl Server {
                 eprintln!("hb error: {error:?}");
             }
         });
-        // puzzlebook: the engine starts in seconds; loading the crate, which
-        // can take minutes in a cold build folder, goes on in the background
-        // while the kernel already answers Jupyter.
         let (context, outputs) = CommandContext::new()?;
         let process_handle = context.process_handle();
         let context = Arc::new(std::sync::Mutex::new(context));
-        let loading = Loading::start(Arc::clone(&context), before_load);
+        let ext = Extension::start(&context, &iopub, hooks); // puzzlebook: loads the crate in the background.
         let server = Server {
             iopub,
             latest_execution_request: Arc::new(Mutex::new(None)),
             stdin: Arc::new(Mutex::new(stdin_socket)),
             io_thread_shutdown_sender: Arc::new(Mutex::new(Some(shutdown_sender))),
             tokio_handle,
-            loading,
-            wait_interrupted: Arc::new(AtomicBool::new(false)),
-            before_dep,
-            muted: Arc::new(AtomicBool::new(false)),
+            ext, // puzzlebook
         };
         {
             let context = context.clone();
@@ -250,182 +170,6 @@ impl Server {
         Ok(())
     }
 
-    /// puzzlebook: sends `text` as stream output `name` of `message`'s cell.
-    async fn send_stream(&self, message: &JupyterMessage, name: &str, text: String) -> Result<()> {
-        message
-            .new_message("stream")
-            .with_content(object! {"name" => name, "text" => text})
-            .send(&mut *self.iopub.lock().await)
-            .await?;
-        Ok(())
-    }
-
-    /// puzzlebook: waits until the crate is loaded, saying so every ten
-    /// seconds on the cell's standard error; an interrupt ends the wait.
-    async fn wait_for_load(
-        &self,
-        message: &JupyterMessage,
-    ) -> Result<std::result::Result<(), NotLoaded>> {
-        self.wait_interrupted.store(false, Ordering::SeqCst);
-        let mut next_note = Instant::now();
-        loop {
-            match self.loading.state() {
-                LoadState::Done => return Ok(Ok(())),
-                LoadState::Failed(e) => return Ok(Err(NotLoaded::Failed(e))),
-                LoadState::Running => {}
-            }
-            if self.wait_interrupted.swap(false, Ordering::SeqCst) {
-                return Ok(Err(NotLoaded::Interrupted));
-            }
-            if Instant::now() >= next_note {
-                let secs = self.loading.started.elapsed().as_secs();
-                self.send_stream(
-                    message,
-                    "stderr",
-                    format!("{LOADING_NOTE} {secs} s so far\n"),
-                )
-                .await?;
-                next_note = Instant::now() + Duration::from_secs(10);
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    }
-
-    /// puzzlebook: fails the cell `request` with an error reply when the
-    /// engine panicked while running it (`joined`), so the session goes on;
-    /// else returns what the cell gave.
-    async fn survive_panic<T>(
-        &self,
-        joined: std::result::Result<T, tokio::task::JoinError>,
-        request: &JupyterMessage,
-        execution_count: u32,
-        replies: &tokio::sync::mpsc::UnboundedSender<JupyterMessage>,
-    ) -> Result<Option<T>> {
-        let panic = match joined {
-            Ok(done) => return Ok(Some(done)),
-            Err(e) => e,
-        };
-        let why = panic
-            .try_into_panic()
-            .ok()
-            .and_then(|p| {
-                p.downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-            })
-            .unwrap_or_else(|| "no message".into());
-        let evalue = format!(
-            "the kernel's engine failed on this cell ({why}); the session goes on, so fix or change the cell and run it again"
-        );
-        self.reply_error(request, execution_count, "EngineError", evalue, replies)
-            .await?;
-        Ok(None)
-    }
-
-    /// puzzlebook: a cell whose `?` returned an error (its outputs carry
-    /// [`crate::cell_process::USER_ERROR_MIME`]): the error printed above is
-    /// the cell's result, and its reply is an error, so `nbconvert` stops as
-    /// for any failing cell. Returns the result of any other cell, unmarked.
-    async fn user_error(
-        &self,
-        result: std::result::Result<evcxr::EvalOutputs, evcxr::Error>,
-        message: &JupyterMessage,
-        execution_count: u32,
-        replies: &tokio::sync::mpsc::UnboundedSender<JupyterMessage>,
-    ) -> Result<Option<std::result::Result<evcxr::EvalOutputs, evcxr::Error>>> {
-        let mut result = result;
-        let marked = result.as_mut().is_ok_and(|outputs| {
-            outputs
-                .content_by_mime_type
-                .remove(crate::cell_process::USER_ERROR_MIME)
-                .is_some()
-        });
-        if !marked {
-            return Ok(Some(result));
-        }
-        // Let the error's own lines, on stderr, go out first.
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        let evalue =
-            "the cell's `?` returned the error printed above, so the rest of the cell did not run"
-                .to_string();
-        self.reply_error(message, execution_count, "Error", evalue, replies)
-            .await?;
-        Ok(None)
-    }
-
-    /// puzzlebook: sends an error for the cell `message` and its error reply.
-    async fn reply_error(
-        &self,
-        message: &JupyterMessage,
-        execution_count: u32,
-        ename: &str,
-        evalue: String,
-        replies: &tokio::sync::mpsc::UnboundedSender<JupyterMessage>,
-    ) -> Result<()> {
-        message
-            .new_message("error")
-            .with_content(object! {
-                "ename" => ename,
-                "evalue" => evalue.clone(),
-                "traceback" => array![format!("{ename}: {evalue}")],
-            })
-            .send(&mut *self.iopub.lock().await)
-            .await?;
-        replies.send(message.new_reply().with_content(object! {
-            "status" => "error",
-            "execution_count" => execution_count,
-            "ename" => ename,
-            "evalue" => evalue,
-            "traceback" => array![],
-        }))?;
-        Ok(())
-    }
-
-    /// puzzlebook: after a cell ended the process that runs cells (evcxr has
-    /// started a new one), runs the session's earlier cells again with their
-    /// output muted, and says what it did on the cell's standard error.
-    async fn recover(
-        &self,
-        error: &evcxr::Error,
-        session: &crate::kernel::replay::Session,
-        engine: &Arc<std::sync::Mutex<CommandContext>>,
-        message: &JupyterMessage,
-    ) -> Result<()> {
-        use crate::kernel::replay;
-        if !replay::process_ended(error) {
-            return Ok(());
-        }
-        let mut note = String::new();
-        if error.to_string().contains("SIGABRT") {
-            note.push_str(&crate::kernel::serve::memory_note());
-        }
-        if !replay::enabled() {
-            note.push_str(&replay::Replay::off_note());
-        } else if !session.is_empty() {
-            // Let the crashed cell's last lines out before muting.
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            self.muted.store(true, Ordering::SeqCst);
-            let (session, engine) = (session.clone(), Arc::clone(engine));
-            let done = tokio::task::spawn_blocking(move || {
-                session.replay(&mut crate::kernel::locks::lock(&engine))
-            })
-            .await;
-            // The replay's last lines are read by now; give them time to be dropped.
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            self.muted.store(false, Ordering::SeqCst);
-            match done {
-                Ok(r) => note.push_str(&r.note()),
-                Err(e) => note.push_str(&format!(
-                    "puzzlebook: running the earlier cells again failed: {e}\n"
-                )),
-            }
-        }
-        if !note.is_empty() {
-            self.send_stream(message, "stderr", note).await?;
-        }
-        Ok(())
-    }
-
     async fn shutdown_io_thread(&mut self) {
         self.io_thread_shutdown_sender.lock().await.take();
     }
@@ -453,13 +197,6 @@ impl Server {
         // and in the runner's notebooks (evcxr_jupyter started at 1 and added
         // one before the first cell, so its first result said 2).
         let mut execution_count = 0;
-        // puzzlebook: the cells run so far (for the names their `use` items
-        // bring in from z3), and the variables holding Z3 values after the
-        // last cell.
-        let mut sources: Vec<String> = Vec::new();
-        let mut z3_vars: Vec<(String, String)> = Vec::new();
-        // puzzlebook: the cells that succeeded, to run again after a crash.
-        let mut session = crate::kernel::replay::Session::default();
         loop {
             let message = match receiver.recv().await {
                 Some(x) => x,
@@ -484,47 +221,21 @@ impl Server {
                 .send(&mut *self.iopub.lock().await)
                 .await?;
 
-            // puzzlebook: a cell that comes before the crate is loaded waits
-            // for it, with progress, and an interrupt ends the wait.
-            if let Err(why) = self.wait_for_load(&message).await? {
-                let (ename, evalue) = match why {
-                    NotLoaded::Interrupted => (
-                        "Interrupted",
-                        "interrupted while the kernel was still loading the puzzlebook crate; \
-                         the load goes on, so run the cell again in a moment"
-                            .to_string(),
-                    ),
-                    NotLoaded::Failed(e) => (
-                        "LoadFailed",
-                        format!("the kernel could not load the puzzlebook crate: {e}"),
-                    ),
-                };
-                self.reply_error(
-                    &message,
-                    execution_count,
-                    ename,
-                    evalue,
-                    execution_reply_sender,
-                )
-                .await?;
+            if !self
+                .ext
+                .ready(&message, execution_count, execution_reply_sender)
+                .await?
+            {
                 continue;
-            }
-            sources.push(message.code().to_owned());
+            } // puzzlebook: waits for the crate's load.
 
             let context = Arc::clone(context);
             let server = self.clone();
             let engine = Arc::clone(&context);
             let request = message.clone(); // puzzlebook: for a reply if the engine panics.
             let joined = tokio::task::spawn_blocking(move || {
-                let mut guard = crate::kernel::locks::lock(&context);
-                // puzzlebook: a `:dep` may make cargo resolve versions again.
-                if message
-                    .code()
-                    .lines()
-                    .any(|l| l.trim_start().starts_with(":dep"))
-                {
-                    (server.before_dep)();
-                }
+                let mut guard = crate::kernel::locks::lock(&context); // puzzlebook: survives a poisoned lock.
+                server.ext.before_cell(message.code()); // puzzlebook: pins versions before a `:dep`.
                 let eval_result = guard.execute_with_callbacks(
                     message.code(),
                     &mut evcxr::EvalCallbacks {
@@ -545,15 +256,15 @@ impl Server {
                 (eval_result, message)
             })
             .await;
-            // puzzlebook: a panic in the engine fails this cell, not the session.
             let Some((eval_result, message)) = self
+                .ext
                 .survive_panic(joined, &request, execution_count, execution_reply_sender)
                 .await?
             else {
                 continue;
-            };
-            // puzzlebook: a cell whose `?` returned an error failed (evcxr says Ok).
+            }; // puzzlebook: a panic fails the cell, not the session.
             let Some(eval_result) = self
+                .ext
                 .user_error(
                     eval_result,
                     &message,
@@ -563,7 +274,7 @@ impl Server {
                 .await?
             else {
                 continue;
-            };
+            }; // puzzlebook: `?` errors fail the cell.
             match eval_result {
                 Ok(output) => {
                     if !output.is_empty() {
@@ -612,41 +323,19 @@ impl Server {
                             .send(&mut *self.iopub.lock().await)
                             .await?;
                     }
-                    // puzzlebook: name a variable that holds a Z3 value at once.
-                    let refs: Vec<&str> = sources.iter().map(String::as_str).collect();
-                    z3_vars = z3_variables(&crate::kernel::locks::lock(&engine), &refs);
-                    session.succeeded(execution_count as usize, message.code());
-                    if !z3_vars.is_empty() {
-                        self.send_stream(
-                            &message,
-                            "stderr",
-                            format!("warning: {}\n", z3_hint(&z3_vars)),
-                        )
-                        .await?;
-                    }
+                    self.ext
+                        .succeeded(&engine, &message, execution_count)
+                        .await?; // puzzlebook: Z3 hints, replay.
                     execution_reply_sender.send(message.new_reply().with_content(object! {
                         "status" => "ok",
                         "execution_count" => execution_count,
                     }))?;
                 }
                 Err(errors) => {
-                    // puzzlebook: a crash after Z3 values were left in
-                    // variables repeats what they were.
-                    if !z3_vars.is_empty() && crashed(&errors.to_string()) {
-                        self.send_stream(
-                            &message,
-                            "stderr",
-                            format!(
-                                "The cell crashed after an earlier cell left Z3 values in variables: {}\n",
-                                z3_hint(&z3_vars)
-                            ),
-                        )
-                        .await?;
-                    }
+                    self.ext.failed(&errors, &message).await?; // puzzlebook: the Z3 hint on a crash.
                     self.emit_errors(&errors, &message, message.code(), execution_count)
                         .await?;
-                    // puzzlebook: after a crash, run the earlier cells again.
-                    self.recover(&errors, &session, &engine, &message).await?;
+                    self.ext.recover(&errors, &engine, &message).await?; // puzzlebook: replays after a crash.
                     execution_reply_sender.send(message.new_reply().with_content(object! {
                         "status" => "error",
                         "execution_count" => execution_count
@@ -827,10 +516,8 @@ impl Server {
                         .await?;
                     return Ok(());
                 }
-                "interrupt_request" if self.loading.state() == LoadState::Running => {
-                    // puzzlebook: while the crate loads, no cell runs in the
-                    // engine; stop the waiting cell, and leave the load alone.
-                    self.wait_interrupted.store(true, Ordering::SeqCst);
+                "interrupt_request" if self.ext.interrupt_load() => {
+                    // puzzlebook: ends a wait for the load.
                     message
                         .new_reply()
                         .with_content(object! {"status": "ok"})
@@ -904,9 +591,9 @@ impl Server {
     }
 
     async fn pass_output_line(&self, output_name: &'static str, line: String) {
-        if self.muted.load(Ordering::SeqCst) {
-            return; // puzzlebook: a replay's output was shown when its cells first ran.
-        }
+        if self.ext.muted() {
+            return;
+        } // puzzlebook: a replay's output was shown when its cells first ran.
         let mut message = None;
         if let Some(exec_request) = &*self.latest_execution_request.lock().await {
             message = Some(exec_request.new_message("stream"));

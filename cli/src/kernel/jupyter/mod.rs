@@ -2,26 +2,29 @@
 //! `connection`, `control_file`, `jupyter_message`; Apache-2.0 or MIT, see
 //! `LICENSE`), changed where puzzlebook's kernel needs hooks it does not offer.
 //!
-//! The changes, all in `core.rs` and marked `puzzlebook:`:
-//! - the crate is loaded (`:load_config`, which builds z3, polars and
-//!   puzzlebook in a cold slot) while the kernel already answers
-//!   `kernel_info_request`, so Jupyter's 60-second start-up timeout holds
-//!   (a cold build folder is first given a warm one's build, on that thread);
-//! - a cell that arrives before the load is done waits with progress as
-//!   stream output, and an interrupt stops the wait;
-//! - completion and inspection answer empty while the load holds the engine;
-//! - after each cell, a variable that holds a Z3 value is named at once, and a
-//!   later cell's SIGSEGV repeats it (as the runner does, [`crate::pipeline::execute`]);
-//! - cells are numbered from 1 (evcxr_jupyter's first result said 2);
-//! - a message's signature is checked before anything in it is parsed, and
-//!   no bytes on a socket can panic the kernel ([`crate::kernel::wire`]);
-//! - the engine's lock survives a panic in a request that held it, and such a
-//!   panic fails that cell alone ([`crate::kernel::locks`]);
-//! - a cell whose `?` returned an error gets an error reply, so nbconvert
+//! puzzlebook's additions live in modules of our own, [`extension`] and
+//! [`loading`]; the upstream files call them from one-line hooks marked
+//! `puzzlebook:`, so that moving to a newer evcxr_jupyter is a rebase. They:
+//! - load the crate (`:load_config`, which builds z3, polars and puzzlebook
+//!   in a cold slot) while the kernel already answers `kernel_info_request`,
+//!   so Jupyter's 60-second start-up timeout holds (a cold build folder is
+//!   first given a warm one's build, on that thread);
+//! - make a cell that arrives before the load is done wait with progress as
+//!   stream output, and let an interrupt stop the wait;
+//! - answer completion and inspection empty while the load holds the engine;
+//! - name a variable that holds a Z3 value when the set of such variables
+//!   changes, and repeat it on a later cell's SIGSEGV, as the runner does
+//!   ([`crate::hints`]);
+//! - number cells from 1 (evcxr_jupyter's first result said 2);
+//! - check a message's signature before anything in it is parsed, so that no
+//!   bytes on a socket can panic the kernel ([`crate::kernel::wire`]);
+//! - keep the engine's lock through a panic in a request that held it, and
+//!   fail that cell alone ([`crate::kernel::locks`]);
+//! - give a cell whose `?` returned an error an error reply, so nbconvert
 //!   stops there ([`crate::cell_process`] marks it);
 //! - after a cell ends the process that runs cells (a crash, an abort, the
-//!   memory limit), the session's earlier cells run again in the new one,
-//!   their output muted, and the cell says so ([`crate::kernel::replay`]).
+//!   memory limit), run the session's earlier cells again in the new one,
+//!   their output muted, and say so in the cell ([`crate::kernel::replay`]).
 
 macro_rules! object {
     () => {
@@ -44,9 +47,11 @@ macro_rules! array {
 mod connection;
 mod control_file;
 mod core;
+mod extension;
 mod jupyter_message;
+mod loading;
 
-pub use self::core::LOADING_NOTE;
+pub use self::loading::LOADING_NOTE;
 
 /// Serves the kernel on the connection file `control_file` until Jupyter
 /// shuts it down; `before_load` runs on the loading thread, while the kernel
@@ -58,9 +63,9 @@ pub fn run(
     before_dep: impl Fn() + Send + Sync + 'static,
 ) -> anyhow::Result<()> {
     let config = control_file::Control::parse_file(&control_file.to_string_lossy())?;
-    core::Server::run(
-        &config,
-        Box::new(before_load),
-        std::sync::Arc::new(before_dep),
-    )
+    let hooks = extension::Hooks {
+        before_load: Box::new(before_load),
+        before_dep: std::sync::Arc::new(before_dep),
+    };
+    core::Server::run(&config, hooks)
 }

@@ -5,12 +5,10 @@
 //! The reports are parsed here with a few lines of our own; the 24 game's
 //! expressions are evaluated by an evaluator in this file, not the crate's.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use common::root_dir;
+use crate::common::root_dir;
 use serde_json::Value;
 
 fn report(name: &str) -> String {

@@ -16,9 +16,7 @@
 //! progress, and an interrupt ends the wait. A Z3 value left in a variable is
 //! named at once, and again when a later cell crashes on it.
 
-mod common;
-
-use common::{as_from_a_shell, cli_dir, ok, puzzlebook, python, root_dir, text};
+use crate::common::{as_from_a_shell, cli_dir, ok, puzzlebook, python, root_dir, text};
 use puzzlebook_cli::engine::BuildDirLock;
 use puzzlebook_cli::kernel::LOADING_NOTE;
 use puzzlebook_cli::pipeline::io::load_notebook;
@@ -575,6 +573,11 @@ fn install_builds_the_first_build_folder_and_later_kernels_start_from_it() {
         !stderr.contains("Compiling puzzlebook"),
         "the kernel compiled the crate or its polars library:\n{stderr}"
     );
+    // The kernel builds cells at opt-level 0, as the runner does (its
+    // init.evcxr asks for it): evcxr wrote it into the slot's manifest.
+    let manifest = cache.join("puzzlebook/kernel/slot-0/Cargo.toml");
+    let manifest = std::fs::read_to_string(&manifest).unwrap();
+    assert!(manifest.contains("\nopt-level = 0\n"), "{manifest}");
 
     // A second kernel, while the first holds slot-0, gets slot-1 and starts
     // from slot-0's build instead of building again.
@@ -596,8 +599,14 @@ fn install_builds_the_first_build_folder_and_later_kernels_start_from_it() {
 /// The `:dep` line of notebook 04's first code cell, as committed.
 fn notebook_04_dep() -> String {
     let nb = load_notebook(&root_dir().join("notebooks/04-impossible-puzzle.ipynb")).unwrap();
-    let (_, cell) = nb.code_cells().next().expect("a code cell");
-    let dep = cell.source.lines().next().unwrap_or_default().to_string();
+    let first = nb.code_cells().next().expect("a code cell");
+    let dep = first
+        .cell
+        .source
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
     assert!(
         dep.starts_with(":dep puzzlebook = { path = \"..\""),
         "{dep}"

@@ -373,3 +373,39 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stderr(&o), "");
 }
+
+#[test]
+fn kernel_install_without_a_cargo_lock_names_the_file_not_the_server() {
+    // A folder that is the crate to `kernel install` (its manifest names
+    // puzzlebook), but has no Cargo.lock for the kernel's build folder.
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("crate");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"puzzlebook\"\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_puzzlebook"))
+        .args(["kernel", "install", "--prefix"])
+        .arg(d.path().join("prefix"))
+        .arg("--root")
+        .arg(&root)
+        .env("XDG_CACHE_HOME", d.path().join("cache"))
+        .env_remove("CI")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("preparing the kernel's first build folder (skip it with --no-build)")
+            && err.contains(&format!(
+                "cannot copy {}",
+                root.join("Cargo.lock").display()
+            )),
+        "{err}"
+    );
+    assert!(!err.contains("Jupyter server"), "{err}");
+    // Said once: the cause is not repeated by the error that wraps it.
+    assert_eq!(err.matches("cannot copy").count(), 1, "{err}");
+}

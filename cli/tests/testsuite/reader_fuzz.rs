@@ -3,17 +3,16 @@
 //! parser against random frames: it never panics either. Bounded in cases
 //! and in time; the inputs come from fixed seeds, so a failure reproduces.
 
-mod common;
-
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::common::{puzzlebook, root_dir, text};
 use bytes::Bytes;
-use common::{puzzlebook, root_dir, text};
 use puzzlebook_cli::kernel::wire;
+use puzzlebook_cli::pipeline::book;
+use puzzlebook_cli::pipeline::chapter::{Book, Chapter};
 use puzzlebook_cli::pipeline::notebook::Notebook;
-use puzzlebook_cli::pipeline::report;
 
 /// xorshift64*: small, deterministic, good enough to pick mutations.
 struct Rng(u64);
@@ -109,8 +108,13 @@ fn mutated_notebooks_never_panic_the_reader() {
         let text = mutate(&seeds[rng.below(seeds.len())], &mut rng);
         let outcome = catch_unwind(AssertUnwindSafe(|| match Notebook::parse(&text) {
             Ok(nb) => {
-                // A notebook the reader accepts also renders and saves.
-                let _ = report::render(&nb, "fuzz.ipynb");
+                // A notebook the reader accepts also renders (its org report,
+                // page and figures) and saves.
+                let book = Book {
+                    chapters: vec![],
+                    root_from_reports: "../".into(),
+                };
+                let _ = book::files(&nb, &Chapter::of(&nb, "notebooks/fuzz.ipynb"), &book);
                 let again = Notebook::parse(&nb.to_json()).expect("its own output parses");
                 assert_eq!(again.to_json(), nb.to_json(), "saving is stable");
                 true

@@ -6,9 +6,7 @@
 //! Every test here starts evcxr, which shares one build folder, so the tests take
 //! turns through a lock.
 
-mod common;
-
-use common::{cli_dir, puzzlebook, root_dir, text};
+use crate::common::{cli_dir, puzzlebook, root_dir, text};
 use puzzlebook_cli::pipeline::hash::library_files;
 
 use std::path::{Path, PathBuf};
@@ -79,18 +77,27 @@ impl Fixture {
 
     /// Files in the project's notebooks and reports folders that look like
     /// leftovers of an interrupted write.
+    /// Temporary files a write left behind, in `notebooks/` and anywhere
+    /// under `reports/` (figures are staged in `reports/figures/<stem>/`).
     fn leftovers(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for d in ["notebooks", "reports"] {
-            if let Ok(entries) = std::fs::read_dir(self.root().join(d)) {
-                for e in entries {
-                    let name = e.unwrap().file_name().to_string_lossy().into_owned();
-                    if name.starts_with(".puzzlebook-") {
-                        out.push(name);
-                    }
+        fn walk(dir: &Path, out: &mut Vec<String>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for e in entries {
+                let e = e.unwrap();
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.starts_with(".puzzlebook-") {
+                    out.push(e.path().display().to_string());
+                }
+                if e.file_type().unwrap().is_dir() {
+                    walk(&e.path(), out);
                 }
             }
         }
+        let mut out = Vec::new();
+        walk(&self.root().join("notebooks"), &mut out);
+        walk(&self.root().join("reports"), &mut out);
         out
     }
 }
@@ -128,13 +135,21 @@ fn the_committed_notebooks_and_reports_come_out_again_byte_for_byte() {
         "03-twenty-four",
         "04-impossible-puzzle",
     ] {
+        // One line per notebook says what happened: it ran, and nothing differed.
+        let label = format!("notebooks/{nb}.ipynb: ");
+        let lines: Vec<&str> = out.lines().filter(|l| l.starts_with(&label)).collect();
+        assert_eq!(lines.len(), 1, "{out}");
         assert!(
-            out.contains(&format!(
-                "notebooks/{nb}.ipynb: executed, outputs identical"
-            )),
+            lines[0].starts_with(&format!("{label}executed "))
+                && lines[0].ends_with("s; outputs identical"),
             "{out}"
         );
     }
+    // The runner builds cells at opt-level 0, as the README says (and as the
+    // kernel's init.evcxr asks): evcxr wrote it into the build folder's manifest.
+    let manifest = puzzlebook_cli::engine::evcxr_dir().join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&manifest).unwrap();
+    assert!(manifest.contains("\nopt-level = 0\n"), "{manifest}");
 }
 
 #[test]
@@ -143,6 +158,20 @@ fn a_frame_made_in_one_cell_is_pruned_in_the_next() {
     let f = Fixture::new(&["frames-across-cells.ipynb"]);
     let o = run(&mut f.cmd(&["report"]));
     assert!(o.status.success(), "{}", text(&o.stderr));
+    // One line says what happened to the notebook: it ran, and what it wrote.
+    let out = text(&o.stdout);
+    let label = "notebooks/frames-across-cells.ipynb: ";
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with(label)).collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(
+        lines[0].starts_with(&format!("{label}executed ")) && lines[0].contains("s; wrote "),
+        "{out}"
+    );
+    assert!(
+        text(&o.stderr).contains("1 notebook executed. The reports are in reports/."),
+        "{}",
+        text(&o.stderr)
+    );
     let report = f.read(&f.report("frames-across-cells.ipynb"));
     assert!(
         report.contains("#+TITLE: Frames across cells\n"),
@@ -180,13 +209,12 @@ fn a_frame_made_in_one_cell_is_pruned_in_the_next() {
     assert!(o.status.success());
     assert_eq!(
         text(&o.stdout),
-        "notebooks/frames-across-cells.ipynb: fresh\n"
+        "notebooks/frames-across-cells.ipynb: up to date, not executed\n"
     );
     let err = text(&o.stderr);
-    assert!(!err.contains(": executed "), "nothing ran: {err}");
     // What it did and where, for a person.
     assert!(
-        err.contains("1 notebook: 0 executed, 1 fresh (their hashes matched, so they did not run). The reports are in reports/."),
+        err.contains("1 notebook, up to date: its hashes matched, so it did not execute. The reports are in reports/."),
         "{err}"
     );
     assert!(err.contains("puzzlebook report --force"), "{err}");
@@ -248,12 +276,12 @@ fn two_notebooks_at_once_give_what_one_at_a_time_gives() {
     let began = std::time::SystemTime::now();
     let two = Fixture::new(&names);
     let o = run(&mut two.cmd(&["report", "-j", "2"]));
-    let err = text(&o.stderr);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
     assert!(o.status.success(), "{err}");
     for name in names {
         assert!(
-            err.contains(&format!("notebooks/{name}: executed ")),
-            "{err}"
+            out.contains(&format!("notebooks/{name}: executed ")),
+            "{out}"
         );
         assert_eq!(two.read(&two.notebook(name)), one.read(&one.notebook(name)));
         assert_eq!(two.read(&two.report(name)), one.read(&one.report(name)));
@@ -383,7 +411,10 @@ fn an_edit_marks_exactly_the_affected_reports_stale() {
         out.contains("notebooks/small-a.ipynb: stale from cell 3 (letters) on, 1 code cell;"),
         "{out}"
     );
-    assert!(out.contains("notebooks/small-b.ipynb: fresh"), "{out}");
+    assert!(
+        out.contains("notebooks/small-b.ipynb: up to date\n"),
+        "{out}"
+    );
 
     // Edit only A's narrative: its report is out of date, no cell is stale.
     std::fs::write(&p, f.read(&p).replace("letters().len()", "letters()")).unwrap();
@@ -401,8 +432,11 @@ fn an_edit_marks_exactly_the_affected_reports_stale() {
     // report re-renders it without executing anything.
     let o = run(&mut f.cmd(&["report"]));
     assert!(o.status.success());
-    let err = text(&o.stderr);
-    assert!(!err.contains(": executed "), "nothing ran: {err}");
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("notebooks/small-a.ipynb: up to date, not executed; wrote reports/small-a.html, reports/small-a.org\n"),
+        "nothing ran, and the report was rendered again: {out}"
+    );
     assert!(f
         .read(&f.report("small-a.ipynb"))
         .contains("Other /narrative/."));
@@ -485,7 +519,7 @@ fn check_catches_a_stale_page_or_figure_and_report_restores_it() {
     let o = run(&mut f.cmd(&["report"]));
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(
-        text(&o.stderr).contains("0 executed, 1 fresh"),
+        text(&o.stderr).contains("1 notebook, up to date: its hashes matched"),
         "{}",
         text(&o.stderr)
     );
@@ -639,7 +673,8 @@ fn check_execute_finds_an_output_that_no_longer_comes_out() {
     assert!(out.contains("-: 43\n+: 42\n"), "{out}");
     assert!(out.contains("-       \"43\"\n+       \"42\"\n"), "{out}");
     assert!(
-        out.contains("notebooks/small-b.ipynb: executed, outputs differ"),
+        out.contains("s; outputs differ (diff above)")
+            && out.contains("notebooks/small-b.ipynb: executed "),
         "{out}"
     );
     assert!(out.contains("+<pre class=\"output\">42</pre>"), "{out}");

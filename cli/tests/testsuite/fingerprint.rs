@@ -2,11 +2,9 @@
 //! editing the command leaves every notebook fresh, editing the library stales
 //! them all.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::root_dir;
+use crate::common::root_dir;
 use puzzlebook_cli::pipeline::hash::fingerprint;
 
 /// A copy of the checkout's sources: the workspace manifest and lock, the
@@ -64,7 +62,9 @@ fn editing_the_command_leaves_the_fingerprint_alone() {
     let d = copy_checkout();
     let before = fingerprint(d.path()).unwrap();
     edit(d.path().join("cli/src/main.rs"), |t| t + "\n// an edit\n");
-    edit(d.path().join("cli/src/bench.rs"), |t| t + "\n// an edit\n");
+    edit(d.path().join("cli/src/bench/mod.rs"), |t| {
+        t + "\n// an edit\n"
+    });
     edit(d.path().join("cli/Cargo.toml"), |t| t + "\n# an edit\n");
     // Lock entries only the command uses: the kernel's zeromq, clap, and
     // syntect for the pages.

@@ -4,8 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use puzzlebook_cli::pipeline::notebook::{CellKind, Notebook};
-use puzzlebook_cli::pipeline::{book, io, report};
+use crate::common::expected_cells;
+use puzzlebook_cli::pipeline::chapter::Chapter;
+use puzzlebook_cli::pipeline::notebook::Notebook;
+use puzzlebook_cli::pipeline::{io, report};
 
 fn crate_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
@@ -44,15 +46,12 @@ fn every_committed_report_opens_cleanly_in_org_mode() {
             .iter()
             .filter(|l| l.starts_with("src ") && !l.starts_with("src nil no -"))
             .collect();
-        let expected: Vec<String> = nb
-            .code_cells()
-            .enumerate()
-            .map(|(i, (_, c))| {
-                format!(
-                    "src {} yes {}",
-                    report::cell_name(c.name.as_deref(), i + 1),
-                    c.hash.as_deref().expect("executed notebooks carry hashes")
-                )
+        let cells = expected_cells(&path);
+        let expected: Vec<String> = cells
+            .iter()
+            .map(|c| {
+                let hash = c.hash.as_deref().expect("executed notebooks carry hashes");
+                format!("src {} yes {hash}", c.name)
             })
             .collect();
         assert_eq!(srcs, expected.iter().collect::<Vec<_>>(), "{stem}");
@@ -63,16 +62,7 @@ fn every_committed_report_opens_cleanly_in_org_mode() {
             .unwrap()
             .trim_start_matches("# ");
         assert_eq!(seen[0], format!("title {title}"), "{stem}");
-        let org_results = nb
-            .cells
-            .iter()
-            .filter(|c| c.kind == CellKind::Code)
-            .flat_map(|c| &c.outputs)
-            .filter(|o| {
-                matches!(o, puzzlebook_cli::pipeline::notebook::Output::ExecuteResult { data }
-                    if data.contains_key(puzzlebook::rich::ORG_MIME))
-            })
-            .count();
+        let org_results = cells.iter().filter(|c| c.org_table).count();
         let tables = seen.iter().filter(|l| l.starts_with("table ")).count();
         assert!(
             tables >= org_results,
@@ -85,9 +75,10 @@ fn every_committed_report_opens_cleanly_in_org_mode() {
             .iter()
             .filter(|l| l.starts_with("file-link "))
             .collect();
-        let figures: Vec<String> = book::figures(&nb)
-            .into_iter()
-            .map(|(name, _)| format!("file-link {} exists", book::figure_path(&stem, &name)))
+        let figures: Vec<String> = cells
+            .iter()
+            .filter(|c| c.figure)
+            .map(|c| format!("file-link figures/{stem}/{}.svg exists", c.name))
             .collect();
         assert_eq!(links, figures.iter().collect::<Vec<_>>(), "{stem}");
         assert!(!figures.is_empty(), "{stem} draws a figure");
@@ -108,7 +99,7 @@ fn the_narrative_converts_to_org_that_emacs_reads() {
         .to_string(),
     )
     .unwrap();
-    let org = report::render(&nb, "notebooks/t.ipynb");
+    let org = report::render(&nb, &Chapter::of(&nb, "notebooks/t.ipynb"));
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("t.org");
     std::fs::write(&p, &org).unwrap();

@@ -80,3 +80,52 @@ pub fn as_from_a_shell(c: &mut Command) -> &mut Command {
     }
     c
 }
+
+/// A notebook's code cell as the tests expect it, worked out here from the
+/// `.ipynb` JSON and the README's rules, not by the command's code, so that a
+/// naming bug in the command does not agree with itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpectedCell {
+    /// `metadata.name`, else `cell-N`, N counting code cells from 1.
+    pub name: String,
+    /// The hash the runner stored (`metadata.puzzlebook.hash`).
+    pub hash: Option<String>,
+    /// Whether its value is an SVG figure.
+    pub figure: bool,
+    /// Whether its value has an org table (`text/x-org`), which the org
+    /// report shows.
+    pub org_table: bool,
+    /// Whether its value is an HTML table, which the page shows.
+    pub html_table: bool,
+}
+
+/// The code cells of the notebook at `path`, named as [`ExpectedCell`] says.
+pub fn expected_cells(path: &Path) -> Vec<ExpectedCell> {
+    let text = std::fs::read_to_string(path).expect("the notebook reads");
+    let nb: serde_json::Value = serde_json::from_str(&text).expect("the notebook is JSON");
+    let cells = nb["cells"].as_array().expect("a cells list");
+    let code = cells.iter().filter(|c| c["cell_type"] == "code");
+    code.enumerate()
+        .map(|(i, c)| {
+            let values: Vec<&serde_json::Value> = c["outputs"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|o| o["output_type"] == "execute_result")
+                .map(|o| &o["data"])
+                .collect();
+            let has = |mime: &str| values.iter().any(|d| d.get(mime).is_some());
+            ExpectedCell {
+                name: c["metadata"]["name"]
+                    .as_str()
+                    .map_or_else(|| format!("cell-{}", i + 1), str::to_string),
+                hash: c["metadata"]["puzzlebook"]["hash"]
+                    .as_str()
+                    .map(str::to_string),
+                figure: has("image/svg+xml"),
+                org_table: has("text/x-org"),
+                html_table: has("text/html") && !has("image/svg+xml"),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,260 @@
+//! The groups that time the `puzzlebook` command itself (the runner) on a
+//! copy of the checkout: `report` fresh against forced, and one notebook
+//! cell as evcxr runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use super::{cpu_time, measure, median, BenchError, Measurement};
+use crate::pipeline::hash::library_files;
+use crate::pipeline::io::{load_notebook, notebooks_in};
+use crate::pipeline::notebook::{CellKind, Notebook, NotebookCell};
+
+/// Copies what `report` reads from `root` into `dest`: the library's files
+/// ([`library_files`]), Cargo.lock, notebooks/ and reports/.
+pub fn copy_project(root: &Path, dest: &Path) -> std::io::Result<()> {
+    let mut files = library_files(root)?;
+    files.push(PathBuf::from("Cargo.lock"));
+    for d in ["notebooks", "reports"] {
+        for e in std::fs::read_dir(root.join(d))? {
+            let e = e?;
+            if e.file_type()?.is_file() {
+                files.push(Path::new(d).join(e.file_name()));
+            }
+        }
+    }
+    for f in files {
+        let target = dest.join(&f);
+        std::fs::create_dir_all(target.parent().unwrap_or(dest))?;
+        std::fs::copy(root.join(&f), target)?;
+    }
+    Ok(())
+}
+
+/// A copy of the checkout in a temporary folder, which the runner's groups
+/// run the `puzzlebook` binary on.
+struct Checkout {
+    binary: PathBuf,
+    dir: tempfile::TempDir,
+}
+
+impl Checkout {
+    /// Copies `root` ([`copy_project`]) for `binary` to work on.
+    fn copy(binary: &Path, root: &Path) -> Result<Checkout, BenchError> {
+        let copy_err = |source| BenchError::Copy {
+            root: root.to_path_buf(),
+            source,
+        };
+        let dir = tempfile::tempdir().map_err(copy_err)?;
+        copy_project(root, dir.path()).map_err(copy_err)?;
+        Ok(Checkout {
+            binary: binary.to_path_buf(),
+            dir,
+        })
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Runs `puzzlebook <command> --root <copy> <args…>`; its standard error,
+    /// or the failure with what it said.
+    fn run(&self, command: &str, args: &[&str]) -> Result<String, BenchError> {
+        let out = Command::new(&self.binary)
+            .arg(command)
+            .arg("--root")
+            .arg(self.path())
+            .args(args)
+            .output()
+            .map_err(|source| BenchError::Spawn {
+                binary: self.binary.clone(),
+                source,
+            })?;
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        if out.status.success() {
+            Ok(stderr)
+        } else {
+            Err(BenchError::Command {
+                args: std::iter::once(command)
+                    .chain(args.iter().copied())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                stderr,
+            })
+        }
+    }
+
+    /// Writes a notebook of code cells with these sources into the copy's
+    /// `notebooks/` as `name`; returns its path.
+    fn notebook(&self, name: &str, sources: &[String]) -> Result<PathBuf, BenchError> {
+        let path = self.path().join("notebooks").join(name);
+        std::fs::write(&path, notebook_of(sources)).map_err(|source| BenchError::File {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(path)
+    }
+
+    /// Builds in the evcxr build folder what each notebook of the copy loads:
+    /// runs a throwaway notebook of each one's first code cell (its `:dep`),
+    /// then removes it. The copy is a checkout of its own to cargo, so its
+    /// crate (and the shared polars library) are built for it before
+    /// anything is timed.
+    fn prebuild_dependencies(&self) -> Result<(), BenchError> {
+        let mut deps = std::collections::BTreeSet::new();
+        for path in notebooks_in(&self.path().join("notebooks"))? {
+            let nb = load_notebook(&path)?;
+            deps.extend(nb.code_cells().next().map(|c| c.cell.source.clone()));
+        }
+        for (k, dep) in deps.iter().enumerate() {
+            let path = self.notebook(&format!("prebuild-{k}.ipynb"), std::slice::from_ref(dep))?;
+            let ran = self.run("run", &[&path.to_string_lossy()]);
+            let _ = std::fs::remove_file(&path);
+            ran?;
+        }
+        Ok(())
+    }
+}
+
+/// The report group: `report` when every notebook is fresh (`repeat` runs, after one
+/// uncounted run), against one `report --force` with one notebook at a time
+/// and one with two at once (`-j 1`, `-j 2`), all run by `binary` on a copy
+/// of `root`.
+pub fn report(binary: &Path, root: &Path, repeat: usize) -> Result<Vec<Measurement>, BenchError> {
+    let copy = Checkout::copy(binary, root)?;
+    let run = |force: Option<usize>| -> Result<(), BenchError> {
+        match force {
+            None => copy.run("report", &["--update"]),
+            Some(jobs) => copy.run(
+                "report",
+                &["--update", "--force", "--jobs", &jobs.to_string()],
+            ),
+        }
+        .map(drop)
+    };
+    let group = "report, four notebooks";
+    copy.prebuild_dependencies()?;
+    // An uncounted first run brings the copy up to date, should the checkout
+    // have changed since its notebooks were last reported.
+    run(None)?;
+    let (_, total, cpu, med) = measure(0..repeat, |_| run(None))?;
+    let mut rows = vec![Measurement {
+        group: group.into(),
+        case: "report, everything fresh (no evcxr start)".into(),
+        result: "unchanged".into(),
+        items: repeat,
+        total,
+        cpu,
+        median: med,
+    }];
+    for jobs in [1, 2] {
+        let (_, total, cpu, med) = measure(0..1, |_| run(Some(jobs)))?;
+        rows.push(Measurement {
+            group: group.into(),
+            case: format!("report --force -j {jobs}, warm evcxr build"),
+            result: "re-executed".into(),
+            items: 1,
+            total,
+            cpu,
+            median: med,
+        });
+    }
+    Ok(rows)
+}
+
+/// One way of loading the crate in the cells group: a name and its `:dep` cell.
+const CELL_SETUPS: [(&str, &str); 3] = [
+    (
+        "static polars (all notebooks before)",
+        ":dep puzzlebook = { path = \"..\", features = [\"polars\"] }\n\
+         use puzzlebook::prelude::*;\nuse puzzlebook::polars::prelude::*;",
+    ),
+    (
+        "polars as a shared library (notebook 04 now)",
+        ":dep puzzlebook = { path = \"..\", features = [\"polars-dylib\"] }\n\
+         use puzzlebook::prelude::*;\nuse puzzlebook::polars::prelude::*;",
+    ),
+    (
+        "without polars (notebooks 01-03 now)",
+        ":dep puzzlebook = { path = \"..\" }\nuse puzzlebook::prelude::*;",
+    ),
+];
+
+/// The cells the group times: one that ends in the answer, an `Option<String>`
+/// that evcxr shows with `Debug` after a second compile, and the same call as
+/// a statement, which compiles once, as most notebook cells do.
+pub const TIMED_CELLS: [(&str, &str); 2] = [
+    ("value", "twenty_four::solve_24(&[1, 5, 5, 5])?"),
+    ("statement", "twenty_four::solve_24(&[1, 5, 5, 5])?;"),
+];
+
+/// A cell like notebook 04's: a polars query written in the cell, on a frame
+/// the crate builds. Timed in the setups that load polars.
+pub const FRAME_CELL: (&str, &str) = (
+    "polars query",
+    "sum_product::candidates(9)?.lazy().filter(col(\"m\").gt(lit(10))).collect()?.height();",
+);
+
+/// A notebook of code cells with these sources, and no outputs, as nbformat JSON.
+fn notebook_of(sources: &[String]) -> String {
+    let mut nb =
+        Notebook::parse(r#"{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}"#)
+            .expect("an empty notebook parses");
+    nb.cells = sources
+        .iter()
+        .map(|s| NotebookCell::new(CellKind::Code, s))
+        .collect();
+    nb.to_json()
+}
+
+/// The cells group: for each setup and each timed cell, a throwaway notebook
+/// that loads the crate, runs the cell once to warm up, then `cells` times
+/// more; each run by `binary run --timings` on a copy of `root`, in the usual
+/// evcxr build folder. A row's median is that of the timed cells, as
+/// `--timings` reports them.
+pub fn cells(binary: &Path, root: &Path, cells: usize) -> Result<Vec<Measurement>, BenchError> {
+    let copy = Checkout::copy(binary, root)?;
+    let group = format!("a cell that calls the crate (median of {cells})");
+    let mut rows = Vec::new();
+    for (kind, cell) in TIMED_CELLS.into_iter().chain([FRAME_CELL]) {
+        for (i, (setup, dep)) in CELL_SETUPS.iter().enumerate() {
+            if (kind, cell) == FRAME_CELL && !dep.contains("polars") {
+                continue;
+            }
+            let mut sources = vec![dep.to_string()];
+            sources.extend(std::iter::repeat_n(cell.to_string(), cells + 1));
+            let name = format!("bench-{}-{i}.ipynb", kind.replace(' ', "-"));
+            let path = copy.notebook(&name, &sources)?;
+            let cpu = cpu_time();
+            let stderr = copy.run("run", &["--timings", &path.to_string_lossy()])?;
+            let cpu = cpu_time().saturating_sub(cpu);
+            // Code cells 1 (the `:dep`) and 2 (the warm-up) are not timed.
+            let timed: Vec<(f64, usize)> = stderr
+                .lines()
+                .filter_map(crate::pipeline::project::parse_timing_line)
+                .filter(|(index, _, _)| *index > 2)
+                .map(|(_, secs, compiles)| (secs, compiles))
+                .collect();
+            if timed.len() != cells {
+                return Err(BenchError::Timings {
+                    expected: cells,
+                    got: timed.len(),
+                    stderr,
+                });
+            }
+            let times: Vec<Duration> = timed.iter().map(|t| Duration::from_secs_f64(t.0)).collect();
+            let compiles: usize = timed.iter().map(|t| t.1).sum();
+            rows.push(Measurement {
+                group: group.clone(),
+                case: format!("`{cell}` ({kind}), {setup}"),
+                result: format!("{compiles} compiles"),
+                items: cells,
+                total: times.iter().sum(),
+                cpu,
+                median: median(times),
+            });
+        }
+    }
+    Ok(rows)
+}

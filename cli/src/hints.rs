@@ -1,0 +1,220 @@
+//! What the runner and the kernel tell a reader about Z3 values kept in
+//! variables across cells: each cell links its own copy of Z3, so such a
+//! value crashes the next cell that uses it. One behaviour for both: a
+//! warning after a cell when the set of variables holding Z3 values changes
+//! (and is not empty), and a note on a crash while any are held.
+
+use evcxr::CommandContext;
+
+/// Watches a session's cells for variables that hold Z3 values.
+#[derive(Debug, Clone, Default)]
+pub struct Z3Watch {
+    /// The sources of the cells that succeeded, for the names their `use`
+    /// items bring in from `z3`.
+    sources: Vec<String>,
+    /// The variables holding Z3 values after the last cell: `(name, type)`.
+    held: Vec<(String, String)>,
+}
+
+impl Z3Watch {
+    /// After a cell with `source` succeeded in `ctx`: the warning to show,
+    /// when the variables that hold Z3 values are not the ones they were.
+    pub fn succeeded(&mut self, ctx: &CommandContext, source: &str) -> Option<String> {
+        self.sources.push(source.to_string());
+        let sources: Vec<&str> = self.sources.iter().map(String::as_str).collect();
+        let held = z3_variables(ctx, &sources);
+        let changed = held != self.held;
+        self.held = held;
+        (changed && !self.held.is_empty()).then(|| z3_hint(&self.held))
+    }
+
+    /// After a cell failed with `message`: the note to add when it crashed
+    /// while earlier cells left Z3 values in variables.
+    pub fn failed(&self, message: &str) -> Option<String> {
+        (!self.held.is_empty() && crashed(message)).then(|| {
+            format!(
+                "The cell crashed after an earlier cell left Z3 values in variables: {}",
+                z3_hint(&self.held)
+            )
+        })
+    }
+}
+
+/// The variables `ctx` keeps that hold a value of a `z3` type, with their
+/// types, sorted, given the sources of the cells run so far. [`Z3Watch`] asks
+/// after each cell.
+fn z3_variables(ctx: &evcxr::CommandContext, sources: &[&str]) -> Vec<(String, String)> {
+    let names = z3_names(sources);
+    let mut vars: Vec<(String, String)> = ctx
+        .variables_and_types()
+        .filter(|(_, ty)| holds_z3(ty, &names))
+        .map(|(n, ty)| (n.to_string(), ty.to_string()))
+        .collect();
+    vars.sort();
+    vars
+}
+
+/// The names the cells so far bring into scope from the `z3` crate, read from
+/// their `use` items: `use puzzlebook::z3::ast::{Int, Real};` gives `Int` and
+/// `Real`; a glob such as `use puzzlebook::z3::ast::*;` gives the crate's
+/// usual type names from that module.
+///
+/// evcxr names a variable's type as the cell wrote it (`Int`, not
+/// `z3::ast::Int`), so this is what tells which names are Z3's.
+fn z3_names(sources: &[&str]) -> Vec<String> {
+    const AST: [&str; 10] = [
+        "Int", "Real", "Bool", "BV", "Float", "Array", "Set", "Seq", "Dynamic", "Datatype",
+    ];
+    const TOP: [&str; 7] = [
+        "Solver", "Optimize", "Model", "FuncDecl", "Sort", "Params", "Context",
+    ];
+    let mut names = Vec::new();
+    for source in sources {
+        for stmt in source.split(';') {
+            let code: Vec<&str> = stmt
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect();
+            let code = code.join(" ");
+            let Some(path) = code.trim().strip_prefix("use ") else {
+                continue;
+            };
+            let Some(at) = path.find("z3::").map(|i| i + "z3::".len()) else {
+                continue;
+            };
+            let rest = path[at..].trim();
+            // `ast::{Int, Real}` or `ast::Int` or `ast::*`: the module, then the items.
+            let (module, items) = match rest.find('{') {
+                Some(i) => (&rest[..i], rest[i + 1..].trim_end_matches('}')),
+                None => match rest.rfind("::") {
+                    Some(i) => (&rest[..i], &rest[i + 2..]),
+                    None => ("", rest),
+                },
+            };
+            for item in items.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+                if item == "*" {
+                    let all: &[&str] = if module.contains("ast") { &AST } else { &TOP };
+                    names.extend(all.iter().map(|n| n.to_string()));
+                } else {
+                    // `Int as Z3Int` brings in `Z3Int`; `ast::Int` brings in `Int`.
+                    let name = item.split_whitespace().last().unwrap_or(item);
+                    names.push(name.rsplit("::").next().unwrap_or(name).to_string());
+                }
+            }
+        }
+    }
+    names.retain(|n| !Z3_PLAIN_DATA.contains(&n.as_str()));
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Types of the `z3` crate that are plain data, with no Z3 context inside
+/// (a check's answer, kinds of terms): safe to keep across cells.
+const Z3_PLAIN_DATA: [&str; 7] = [
+    "SatResult",
+    "DeclKind",
+    "SortKind",
+    "AstKind",
+    "GoalPrecision",
+    "ParamKind",
+    "Version",
+];
+
+/// Whether a type, as evcxr names it, is or contains one of the `z3` crate's:
+/// a path through `z3::`, or one of `z3_names` (`Int`, `Vec<Real>`, …).
+fn holds_z3(ty: &str, z3_names: &[String]) -> bool {
+    let z3_path = ty.match_indices("z3::").any(|(i, _)| {
+        let item = ty[i..]
+            .split(|c: char| !c.is_alphanumeric() && c != '_' && c != ':')
+            .next()
+            .unwrap_or_default();
+        !Z3_PLAIN_DATA.contains(&item.rsplit("::").next().unwrap_or_default())
+    });
+    z3_path
+        || ty
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .any(|word| z3_names.iter().any(|n| n == word))
+}
+
+/// What to tell a reader about variables that hold Z3 values.
+fn z3_hint(vars: &[(String, String)]) -> String {
+    let held: Vec<String> = vars
+        .iter()
+        .map(|(n, ty)| format!("`{n}` holds a Z3 value (of type `{ty}`)"))
+        .collect();
+    format!(
+        "{}. Z3 values cannot be used in a later cell, because each cell has its own Z3 context: build it inside a `fn`, or in the cell that solves.",
+        held.join(", ")
+    )
+}
+
+/// Whether a cell's failure is the evcxr process dying of a signal such as
+/// SIGSEGV, as it does when a Z3 value from another cell is used.
+fn crashed(message: &str) -> bool {
+    message.contains("SIGSEGV")
+        || message.contains("signal: 11")
+        || message.contains("Segmentation fault")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn z3_types_are_recognised_and_named_in_the_hint() {
+        let names = z3_names(&[
+            "use puzzlebook::prelude::*;\nuse puzzlebook::z3::ast::{Ast, Bool, Int as I};",
+            "// Z3's solver:\nuse puzzlebook::z3::Solver;\nlet x = 1;",
+            "use puzzlebook::z3::ast::*;",
+        ]);
+        for n in ["Ast", "Bool", "I", "Solver", "Real", "Dynamic"] {
+            assert!(names.contains(&n.to_string()), "{n} in {names:?}");
+        }
+        assert_eq!(
+            z3_names(&["use puzzlebook::z3::ast::Int as Z3Int;"]),
+            ["Z3Int"]
+        );
+        assert_eq!(
+            z3_names(&["use puzzlebook::z3::{ast::Int, Solver};"]),
+            ["Int", "Solver"]
+        );
+        assert!(holds_z3("z3::ast::Int", &[]));
+        assert!(holds_z3("Vec<Real>", &names));
+        assert!(holds_z3("(Solver, Vec<Real>, Vec<I>)", &names));
+        assert!(!holds_z3("DataFrame", &names));
+        assert!(!holds_z3("Vec<i64>", &names));
+        // A check's answer is plain data, however it is named.
+        let names = z3_names(&["use puzzlebook::z3::{SatResult, Solver};"]);
+        assert_eq!(names, ["Solver"]);
+        assert!(!holds_z3("(SatResult, Option<Vec<[i64; 3]>>)", &names));
+        assert!(!holds_z3("z3::SatResult", &names));
+        assert!(holds_z3("(z3::SatResult, z3::Solver)", &names));
+        assert!(z3_names(&["use puzzlebook::prelude::*;"]).is_empty());
+        let hint = z3_hint(&[("x".into(), "z3::ast::Int".into())]);
+        assert!(
+            hint.starts_with(
+                "`x` holds a Z3 value (of type `z3::ast::Int`). Z3 values cannot be used in a later cell"
+            ),
+            "{hint}"
+        );
+        assert!(crashed(
+            "Subprocess terminated with status: signal: 11 (SIGSEGV)"
+        ));
+        assert!(!crashed("error[E0308]: mismatched types"));
+    }
+
+    #[test]
+    fn a_crash_is_explained_only_while_z3_values_are_held() {
+        let mut watch = Z3Watch::default();
+        let segv = "Subprocess terminated with status: signal: 11 (SIGSEGV)";
+        assert_eq!(watch.failed(segv), None);
+        watch.held = vec![("x".into(), "Int".into())];
+        let note = watch.failed(segv).expect("a note");
+        assert!(
+            note.starts_with("The cell crashed after an earlier cell left Z3 values in variables: `x` holds a Z3 value (of type `Int`)"),
+            "{note}"
+        );
+        assert_eq!(watch.failed("error[E0308]: mismatched types"), None);
+    }
+}

@@ -1,0 +1,318 @@
+//! puzzlebook's additions to the forked Jupyter server, each called from a
+//! one-line hook marked `puzzlebook:` in `core.rs`, so that moving to a newer
+//! evcxr_jupyter is a rebase: waiting for the crate's load ([`super::loading`]),
+//! pinning versions before a `:dep`, the Z3 hints ([`crate::hints`]), a cell
+//! whose `?` returned an error, a panic in the engine, and replaying the
+//! session after the cell process ended ([`crate::kernel::replay`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use evcxr::CommandContext;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::Mutex;
+
+use super::connection::Connection;
+use super::jupyter_message::JupyterMessage;
+use super::loading::{BeforeDep, BeforeLoad, LoadState, Loading, NotLoaded, LOADING_NOTE};
+use crate::hints::Z3Watch;
+use crate::kernel::locks::lock;
+use crate::kernel::replay;
+
+/// The engine, as the server shares it.
+type Engine = Arc<std::sync::Mutex<CommandContext>>;
+
+/// What the kernel runs around the server's own work.
+pub(crate) struct Hooks {
+    /// On the loading thread, before the crate is loaded.
+    pub before_load: BeforeLoad,
+    /// Before each cell that has a `:dep` command.
+    pub before_dep: BeforeDep,
+}
+
+/// What the session has run: the Z3 values its variables hold, and the cells
+/// that succeeded, to run again after a crash.
+#[derive(Default)]
+struct Cells {
+    z3: Z3Watch,
+    session: replay::Session,
+}
+
+/// puzzlebook's state in the server.
+#[derive(Clone)]
+pub(crate) struct Extension {
+    iopub: Arc<Mutex<Connection<zeromq::PubSocket>>>,
+    loading: Loading,
+    /// An interrupt that arrived while a cell waited for the load.
+    wait_interrupted: Arc<AtomicBool>,
+    before_dep: BeforeDep,
+    /// While set, what cells print is not sent (a replay's).
+    muted: Arc<AtomicBool>,
+    cells: Arc<std::sync::Mutex<Cells>>,
+}
+
+impl Extension {
+    /// Starts loading the crate into `engine` in the background.
+    pub fn start(
+        engine: &Engine,
+        iopub: &Arc<Mutex<Connection<zeromq::PubSocket>>>,
+        hooks: Hooks,
+    ) -> Extension {
+        Extension {
+            iopub: Arc::clone(iopub),
+            loading: Loading::start(Arc::clone(engine), hooks.before_load),
+            wait_interrupted: Arc::new(AtomicBool::new(false)),
+            before_dep: hooks.before_dep,
+            muted: Arc::new(AtomicBool::new(false)),
+            cells: Arc::default(),
+        }
+    }
+
+    /// Sends `text` as stream output `name` of `message`'s cell.
+    async fn send_stream(&self, message: &JupyterMessage, name: &str, text: String) -> Result<()> {
+        message
+            .new_message("stream")
+            .with_content(object! {"name" => name, "text" => text})
+            .send(&mut *self.iopub.lock().await)
+            .await?;
+        Ok(())
+    }
+
+    /// Before a cell runs: waits until the crate is loaded, saying so every
+    /// ten seconds on the cell's standard error. False, after an error reply,
+    /// when an interrupt ended the wait or the load failed.
+    pub async fn ready(
+        &self,
+        message: &JupyterMessage,
+        execution_count: u32,
+        replies: &UnboundedSender<JupyterMessage>,
+    ) -> Result<bool> {
+        match self.wait_for_load(message).await? {
+            Ok(()) => Ok(true),
+            Err(why) => {
+                let (ename, evalue) = why.error();
+                self.reply_error(message, execution_count, ename, evalue, replies)
+                    .await?;
+                Ok(false)
+            }
+        }
+    }
+
+    async fn wait_for_load(&self, message: &JupyterMessage) -> Result<Result<(), NotLoaded>> {
+        self.wait_interrupted.store(false, Ordering::SeqCst);
+        let mut next_note = Instant::now();
+        loop {
+            match self.loading.state() {
+                LoadState::Done => return Ok(Ok(())),
+                LoadState::Failed(e) => return Ok(Err(NotLoaded::Failed(e))),
+                LoadState::Running => {}
+            }
+            if self.wait_interrupted.swap(false, Ordering::SeqCst) {
+                return Ok(Err(NotLoaded::Interrupted));
+            }
+            if Instant::now() >= next_note {
+                let secs = self.loading.started.elapsed().as_secs();
+                self.send_stream(
+                    message,
+                    "stderr",
+                    format!("{LOADING_NOTE} {secs} s so far\n"),
+                )
+                .await?;
+                next_note = Instant::now() + Duration::from_secs(10);
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// An interrupt: while the crate loads, no cell runs in the engine, so it
+    /// stops the waiting cell and leaves the load alone (true); otherwise the
+    /// server interrupts the engine as upstream does (false).
+    pub fn interrupt_load(&self) -> bool {
+        let loading = self.loading.state() == LoadState::Running;
+        if loading {
+            self.wait_interrupted.store(true, Ordering::SeqCst);
+        }
+        loading
+    }
+
+    /// On the engine's thread, before the cell `code` runs: a `:dep` may make
+    /// cargo resolve versions again, so they are pinned first.
+    pub fn before_cell(&self, code: &str) {
+        if code.lines().any(|l| l.trim_start().starts_with(":dep")) {
+            (self.before_dep)();
+        }
+    }
+
+    /// Whether what cells print is dropped now (a replay's).
+    pub fn muted(&self) -> bool {
+        self.muted.load(Ordering::SeqCst)
+    }
+
+    /// Fails the cell `request` with an error reply when the engine panicked
+    /// while running it (`joined`), so the session goes on; else returns what
+    /// the cell gave.
+    pub async fn survive_panic<T>(
+        &self,
+        joined: std::result::Result<T, tokio::task::JoinError>,
+        request: &JupyterMessage,
+        execution_count: u32,
+        replies: &UnboundedSender<JupyterMessage>,
+    ) -> Result<Option<T>> {
+        let panic = match joined {
+            Ok(done) => return Ok(Some(done)),
+            Err(e) => e,
+        };
+        let why = panic
+            .try_into_panic()
+            .ok()
+            .and_then(|p| {
+                p.downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            })
+            .unwrap_or_else(|| "no message".into());
+        let evalue = format!(
+            "the kernel's engine failed on this cell ({why}); the session goes on, so fix or change the cell and run it again"
+        );
+        self.reply_error(request, execution_count, "EngineError", evalue, replies)
+            .await?;
+        Ok(None)
+    }
+
+    /// A cell whose `?` returned an error (its outputs carry
+    /// [`crate::cell_process::USER_ERROR_MIME`]): the error printed above is
+    /// the cell's result, and its reply is an error, so `nbconvert` stops as
+    /// for any failing cell. Returns the result of any other cell, unmarked.
+    pub async fn user_error(
+        &self,
+        result: std::result::Result<evcxr::EvalOutputs, evcxr::Error>,
+        message: &JupyterMessage,
+        execution_count: u32,
+        replies: &UnboundedSender<JupyterMessage>,
+    ) -> Result<Option<std::result::Result<evcxr::EvalOutputs, evcxr::Error>>> {
+        let mut result = result;
+        let marked = result.as_mut().is_ok_and(|outputs| {
+            outputs
+                .content_by_mime_type
+                .remove(crate::cell_process::USER_ERROR_MIME)
+                .is_some()
+        });
+        if !marked {
+            return Ok(Some(result));
+        }
+        // Let the error's own lines, on stderr, go out first.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let evalue =
+            "the cell's `?` returned the error printed above, so the rest of the cell did not run"
+                .to_string();
+        self.reply_error(message, execution_count, "Error", evalue, replies)
+            .await?;
+        Ok(None)
+    }
+
+    /// Sends an error for the cell `message` and its error reply.
+    async fn reply_error(
+        &self,
+        message: &JupyterMessage,
+        execution_count: u32,
+        ename: &str,
+        evalue: String,
+        replies: &UnboundedSender<JupyterMessage>,
+    ) -> Result<()> {
+        message
+            .new_message("error")
+            .with_content(object! {
+                "ename" => ename,
+                "evalue" => evalue.clone(),
+                "traceback" => array![format!("{ename}: {evalue}")],
+            })
+            .send(&mut *self.iopub.lock().await)
+            .await?;
+        replies.send(message.new_reply().with_content(object! {
+            "status" => "error",
+            "execution_count" => execution_count,
+            "ename" => ename,
+            "evalue" => evalue,
+            "traceback" => array![],
+        }))?;
+        Ok(())
+    }
+
+    /// After the cell `message` (number `execution_count`) succeeded: keeps
+    /// it for a replay, and warns when the variables holding Z3 values changed.
+    pub async fn succeeded(
+        &self,
+        engine: &Engine,
+        message: &JupyterMessage,
+        execution_count: u32,
+    ) -> Result<()> {
+        let hint = {
+            let mut cells = lock(&self.cells);
+            cells
+                .session
+                .succeeded(execution_count as usize, message.code());
+            let ctx = lock(engine);
+            cells.z3.succeeded(&ctx, message.code())
+        };
+        if let Some(hint) = hint {
+            self.send_stream(message, "stderr", format!("warning: {hint}\n"))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Before the error of a failed cell is shown: a crash after Z3 values
+    /// were left in variables repeats what they were.
+    pub async fn failed(&self, error: &evcxr::Error, message: &JupyterMessage) -> Result<()> {
+        let note = lock(&self.cells).z3.failed(&error.to_string());
+        if let Some(note) = note {
+            self.send_stream(message, "stderr", format!("{note}\n"))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// After a cell ended the process that runs cells (evcxr has started a
+    /// new one): runs the session's earlier cells again with their output
+    /// muted, and says what it did on the cell's standard error.
+    pub async fn recover(
+        &self,
+        error: &evcxr::Error,
+        engine: &Engine,
+        message: &JupyterMessage,
+    ) -> Result<()> {
+        if !replay::process_ended(error) {
+            return Ok(());
+        }
+        let mut note = String::new();
+        if error.to_string().contains("SIGABRT") {
+            note.push_str(&crate::kernel::serve::memory_note());
+        }
+        let session = lock(&self.cells).session.clone();
+        if !replay::enabled() {
+            note.push_str(&replay::Replay::off_note());
+        } else if !session.is_empty() {
+            // Let the crashed cell's last lines out before muting.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            self.muted.store(true, Ordering::SeqCst);
+            let engine = Arc::clone(engine);
+            let done =
+                tokio::task::spawn_blocking(move || session.replay(&mut lock(&engine))).await;
+            // The replay's last lines are read by now; give them time to be dropped.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            self.muted.store(false, Ordering::SeqCst);
+            match done {
+                Ok(r) => note.push_str(&r.note()),
+                Err(e) => note.push_str(&format!(
+                    "puzzlebook: running the earlier cells again failed: {e}\n"
+                )),
+            }
+        }
+        if !note.is_empty() {
+            self.send_stream(message, "stderr", note).await?;
+        }
+        Ok(())
+    }
+}

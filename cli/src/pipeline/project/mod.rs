@@ -1,0 +1,64 @@
+//! The pipeline wired to a project's files: `run`, `report` and `check` load
+//! notebooks, decide freshness, execute, render and compare, with progress.
+//! They return what happened; the binary maps it to the process exit code.
+//!
+//! One job per file, as cargo's `ops/`: [`paths`] (where things are and how
+//! they are shown), [`progress`] (bars and timing lines), [`single`] (one
+//! notebook on this thread: `run`), [`session`] (`report` and `check`: plan,
+//! check, update, index, summary) and [`jobs`] (`-j`, one engine per job).
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+use super::execute::ExecError;
+use super::io::IoError;
+use crate::engine::EngineError;
+
+mod jobs;
+mod paths;
+mod progress;
+mod session;
+mod single;
+
+pub use paths::Project;
+pub use progress::{parse_timing_line, timing_line};
+pub use session::report;
+pub use single::run;
+
+/// A runner failure (exit code 2): bad input, a failing cell, a busy build folder.
+#[derive(Debug, Error)]
+pub enum RunnerError {
+    /// A file problem.
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// A cell or the engine failed.
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+    /// The evcxr build folder cannot be used.
+    #[error(transparent)]
+    BuildDir(#[from] EngineError),
+    /// The crate's sources could not be fingerprinted.
+    #[error("cannot fingerprint the crate at {path}: {source}; run from the puzzlebook folder or pass --root")]
+    Fingerprint {
+        /// The crate folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Ctrl-C before anything was written for the next notebook.
+    #[error("interrupted; the notebooks and reports not yet written were left as they were")]
+    Interrupted,
+    /// No notebooks were found.
+    #[error("no notebooks in {0}; pass notebook paths or --root")]
+    NoNotebooks(PathBuf),
+}
+
+/// How a command ended, short of an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Everything fresh and identical, or written.
+    Ok,
+    /// A check found differences (exit code 1).
+    Differences,
+}

@@ -1,0 +1,16 @@
+//! The command's integration tests, in one binary, as cargo's
+//! `tests/testsuite/main.rs` and ripgrep's `tests/tests.rs` keep theirs: each
+//! linked the whole command (evcxr, syntect, z3) on its own before. One module
+//! per subject; the fixtures, scripts and write-up data sit in folders beside
+//! (`cli/tests/fixtures/`, `cli/tests/kernel/`, `cli/tests/browser/`,
+//! `cli/tests/emacs/`, `tests/writeups/`).
+
+mod book_in_browser;
+mod cli;
+mod common;
+mod fingerprint;
+mod jupyter_kernel;
+mod notebooks;
+mod org_in_emacs;
+mod reader_fuzz;
+mod writeups;
