@@ -1,9 +1,7 @@
 //! The Impossible Puzzle: the ten tables byte for byte, the polars prune against
 //! the plain-Rust oracle, and the dialogue.
 
-mod common;
-
-use common::assert_writeup;
+use crate::common::assert_writeup;
 use puzzlebook::sum_product::{self, Dialogue, Key, Outcome, Person};
 
 const NAMES: [&str; 10] = [

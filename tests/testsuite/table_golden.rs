@@ -1,8 +1,6 @@
 //! Every `Table` rendering compared byte for byte with golden files.
 
-mod common;
-
-use common::assert_golden;
+use crate::common::assert_golden;
 use puzzlebook::rich::RichDisplay;
 use puzzlebook::Table;
 
