@@ -90,3 +90,24 @@ fn an_unsatisfiable_test_is_an_error_not_a_panic() {
     let e = t.solve().unwrap_err();
     assert!(e.to_string().contains("unsatisfiable"), "{e}");
 }
+
+#[test]
+fn define_is_an_implication_not_an_equivalence() {
+    // One question whose options A and B both hold: as implications ("A only
+    // if true", "B only if true") they leave every answer possible; as
+    // equivalences they would force the answer to be A and B at once.
+    let mut t = Test::new(1);
+    t.define(1, 'A', true).define(1, 'B', true);
+    assert_eq!(t.count_solutions(10).unwrap(), 5);
+    // An option whose condition fails is ruled out, and only that one.
+    let mut t = Test::new(1);
+    t.define(1, 'C', false);
+    let letters: Vec<String> = t
+        .all_solutions(10)
+        .unwrap()
+        .iter()
+        .map(|a| a.letters())
+        .collect();
+    assert_eq!(letters.len(), 4);
+    assert!(!letters.contains(&"C".to_string()), "{letters:?}");
+}

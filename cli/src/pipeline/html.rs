@@ -159,13 +159,16 @@ pub fn page(nb: &Notebook, chapter: &Chapter, book: &Book) -> String {
                     "<section class=\"cell\" id=\"{id}\">\n<pre class=\"code\"><code>{}</code></pre>\n",
                     highlight::rust_html(c.cell.source.trim_end())
                 );
-                if let Some(hash) = &c.cell.hash {
+                // A cell that shows nothing gets no result block: an empty
+                // "Result … <hash>" header says nothing to a reader. The org
+                // report keeps it, as org-babel writes it.
+                let shown = outputs_html(&c.cell.outputs);
+                if let (Some(hash), false) = (&c.cell.hash, shown.is_empty()) {
                     let _ = write!(
                         body,
                         "<div class=\"results\" data-name=\"{id}\" data-hash=\"{hash}\">\n\
                          <p class=\"result-name\">Result <a href=\"#{id}\">{id}</a> \
-                         <span class=\"hash\" title=\"SHA-1 of the crate and the cells up to this one\">{hash}</span></p>\n{}</div>\n",
-                        outputs_html(&c.cell.outputs)
+                         <span class=\"hash\" title=\"SHA-1 of the crate and the cells up to this one\">{hash}</span></p>\n{shown}</div>\n"
                     );
                 }
                 body.push_str("</section>\n");
@@ -263,6 +266,41 @@ mod tests {
         assert!(
             !html.contains("http://") && !html.contains("https://"),
             "nothing fetched"
+        );
+    }
+
+    #[test]
+    fn a_cell_that_shows_nothing_has_no_result_block() {
+        let mut nb = Notebook::parse(r#"{"nbformat": 4, "cells": []}"#).unwrap();
+        let mut quiet = NotebookCell::new(CellKind::Code, "let t = 1;");
+        quiet.name = Some("quiet".into());
+        quiet.hash = Some("abc".into());
+        // Standard error is not shown on a page, so it does not count.
+        quiet.outputs = vec![Output::Stream {
+            name: "stderr".into(),
+            text: "a warning\n".into(),
+        }];
+        let mut loud = NotebookCell::new(CellKind::Code, "t");
+        loud.name = Some("loud".into());
+        loud.hash = Some("def".into());
+        loud.outputs = vec![Output::ExecuteResult {
+            data: [("text/plain".to_string(), "1".to_string())].into(),
+        }];
+        nb.cells = vec![quiet, loud];
+        let book = Book {
+            chapters: vec![chapter("a")],
+            root_from_reports: "../".into(),
+        };
+        let html = page(&nb, &book.chapters[0], &book);
+        assert!(
+            html.contains("<section class=\"cell\" id=\"quiet\">"),
+            "{html}"
+        );
+        assert!(!html.contains("data-name=\"quiet\""), "{html}");
+        assert!(!html.contains(">abc<"), "{html}");
+        assert!(
+            html.contains("data-name=\"loud\" data-hash=\"def\""),
+            "{html}"
         );
     }
 

@@ -198,6 +198,61 @@ fn both_calculator_models_are_the_write_up_s() {
     }
 }
 
+/// A notebook's code cell named `name`, its source.
+fn cell_source(notebook: &str, name: &str) -> String {
+    let nb: Value = serde_json::from_str(
+        &std::fs::read_to_string(root_dir().join(format!("notebooks/{notebook}.ipynb"))).unwrap(),
+    )
+    .unwrap();
+    let cell = nb["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("{notebook} has no cell {name}"));
+    joined(&cell["source"])
+}
+
+#[test]
+fn chapter_02_replays_the_write_up_s_presses_without_solving_again() {
+    let r = results(&report("02-calculator-the-game"));
+    for goal in [-120i64, -130] {
+        // The write-up's model: which button each step's 1 picks.
+        let model = writeup(&format!("02-model{goal}.txt"));
+        let mut display = 0i64;
+        let mut expected = vec!["step\tbutton\tfrom\tto".to_string()];
+        for step in 1..=4 {
+            let chosen = ["Mul5", "Sub6", "Append4"]
+                .into_iter()
+                .find(|op| model.lines().any(|l| l == format!("s{step}{op} 1")))
+                .unwrap_or_else(|| panic!("step {step} of {model}"));
+            // The game's buttons, as the level describes them.
+            let (label, after) = match chosen {
+                "Mul5" => ("x5", display * 5),
+                "Sub6" => ("-6", display - 6),
+                _ if display < 0 => ("4", display * 10 - 4),
+                _ => ("4", display * 10 + 4),
+            };
+            expected.push(format!("{step}\t{label}\t{display}\t{after}"));
+            display = after;
+        }
+        assert_eq!(display, goal);
+        let name = format!("steps{goal}");
+        let table = org_table_as_tsv(result(&r, &name));
+        assert_eq!(table.lines().collect::<Vec<_>>(), expected, "{name}");
+        // The cell replays the notebook's model; it does not solve again.
+        let source = cell_source("02-calculator-the-game", &name);
+        assert!(source.contains("replay(&model_"), "{source}");
+        assert!(
+            !source.contains("calculator::solve") && !source.contains("step_models"),
+            "{source}"
+        );
+    }
+    // The printed script ends as the write-up's does.
+    let script = colon_text(result(&r, "script"));
+    assert_eq!(script[script.len() - 2..], ["(check-sat)", "(get-model)"]);
+}
+
 #[test]
 fn the_24_game_s_permutations_and_outputs_are_the_write_up_s() {
     let r = results(&report("03-twenty-four"));
