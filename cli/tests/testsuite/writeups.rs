@@ -254,6 +254,33 @@ fn chapter_02_replays_the_write_up_s_presses_without_solving_again() {
 }
 
 #[test]
+fn chapter_03_s_ten_questions_are_a_literal_in_a_cell_as_in_the_write_up() {
+    let source = cell_source("03-twenty-four", "solve-24");
+    let at = source
+        .find("const QUESTIONS")
+        .unwrap_or_else(|| panic!("{source}"));
+    // From the line after `= [` to the line `];`.
+    let end = source[at..].find("\n];").map(|e| at + e).unwrap();
+    let body = &source[at..end];
+    let ours: Vec<String> = body
+        .lines()
+        .skip(1)
+        .map(|l| l.trim().trim_end_matches(',').to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let theirs: Vec<String> = writeup("03-questions.txt")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(ours, theirs);
+    let nb = std::fs::read_to_string(root_dir().join("notebooks/03-twenty-four.ipynb")).unwrap();
+    assert!(
+        !nb.contains("twenty_four::QUESTIONS"),
+        "imported, not written"
+    );
+}
+
+#[test]
 fn the_24_game_s_permutations_and_outputs_are_the_write_up_s() {
     let r = results(&report("03-twenty-four"));
     let table = org_table_as_tsv(result(&r, "permutations"));
