@@ -518,11 +518,22 @@ pub fn bars(title: &str, data: &[(String, u64)]) -> Result<Figure, FigureError> 
     })
 }
 
+/// The titles of a [`path`] figure's two axes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Axes<'a> {
+    /// What the step labels under the plot are (`"button pressed"`).
+    pub steps: &'a str,
+    /// What the values at the points are (`"display"`).
+    pub values: &'a str,
+}
+
 /// A value after each step: `start` at step 0, then `(label, value)` for each
 /// step, joined by a line, each point labelled with its value and each step with
-/// its label under the axis. The goal, when given, is drawn as a dashed line.
+/// its label under the axis. `axes` names both, so a label is not read as a
+/// value. The goal, when given, is drawn as a dashed line.
 pub fn path(
     title: &str,
+    axes: Axes<'_>,
     start: i64,
     steps: &[(String, i64)],
     goal: Option<i64>,
@@ -549,8 +560,8 @@ pub fn path(
     let span = (hi - lo).max(1) as f64;
     let width = (steps.len() as i32 * STEP + 80).max(text_width(title, 18.0) + 20);
     let w = width + 2 * MARGIN;
-    let top = MARGIN + TITLE_HEIGHT + 20;
-    let h = top + PLOT_H + 50 + MARGIN;
+    let top = MARGIN + TITLE_HEIGHT + 40;
+    let h = top + PLOT_H + 76 + MARGIN;
     let x_of = |i: usize| MARGIN + 40 + i as i32 * STEP;
     let y_of = |v: i64| top + ((hi - v) as f64 / span * PLOT_H as f64).round() as i32;
     draw(title, (w as u32, h as u32), |area| {
@@ -580,6 +591,18 @@ pub fn path(
                 text_style(12.0, HPos::Right, VPos::Bottom),
             ))?;
         }
+        // The axes' titles: the values' above the plot on the left, the
+        // steps' centred under their labels.
+        area.draw(&Text::new(
+            axes.values.to_string(),
+            (x_of(0) - 20, top - 32),
+            text_style(12.0, HPos::Left, VPos::Center),
+        ))?;
+        area.draw(&Text::new(
+            axes.steps.to_string(),
+            ((x_of(0) + x_of(steps.len())) / 2, top + PLOT_H + 58),
+            text_style(12.0, HPos::Center, VPos::Center),
+        ))?;
         let points: Vec<(i32, i32)> = values
             .iter()
             .enumerate()
@@ -660,6 +683,19 @@ mod tests {
         let xs: Vec<f64> = l.iter().map(|n| n.0).collect();
         assert_eq!(xs, [0.75, 0.0, 1.5, 1.0, 2.0]);
         assert!(tree("t", &t).unwrap().svg().contains("\n/\n"));
+    }
+
+    #[test]
+    fn a_path_names_its_axes_apart_from_its_labels() {
+        let axes = Axes {
+            steps: "button pressed",
+            values: "display",
+        };
+        let f = path("P", axes, 0, &[("x5".into(), 0), ("4".into(), 4)], Some(4)).unwrap();
+        let svg = f.svg();
+        for text in ["button pressed", "display", "x5", "goal 4"] {
+            assert!(svg.contains(&format!(">\n{text}\n<")), "{text} in {svg}");
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Everything a notebook cell names, in one import: `use puzzlebook::prelude::*;`.
 
 pub use crate::calculator::{self, Button, Level, Solution};
-pub use crate::figure::{self, Figure, Grid, Node};
+pub use crate::figure::{self, Axes, Figure, Grid, Node};
 pub use crate::rich::{RichDisplay, ORG_MIME};
 pub use crate::srat::{self, Answers, Formula, Q13Form, Q20Mode, Term, Test};
 pub use crate::sum_product::{self, Dialogue, Key};

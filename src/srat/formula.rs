@@ -289,11 +289,12 @@ fn join<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[T], sep: &str) -> 
 }
 
 impl fmt::Display for Term {
-    /// Shows the term the way a reader writes it: `q7 - q8`, `count(q1 = B, …)`.
+    /// Shows the term the way a reader writes it, with the Z3 variables' names:
+    /// `Q7 - Q8`, `count(Q1 = B, …)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Term::Const(c) => write!(f, "{c}"),
-            Term::Answer(n) => write!(f, "q{n}"),
+            Term::Answer(n) => write!(f, "Q{n}"),
             Term::Sum(ts) => {
                 f.write_str("(")?;
                 join(f, ts, " + ")?;
@@ -312,17 +313,17 @@ impl fmt::Display for Term {
 }
 
 impl fmt::Display for Formula {
-    /// Shows the formula with answers as letters where it can: `q1 = B`.
+    /// Shows the formula with answers as letters where it can: `Q1 = B`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Formula::Lit(b) => write!(f, "{b}"),
             Formula::Eq(Term::Answer(n), Term::Const(c)) if (1..=5).contains(c) => {
-                write!(f, "q{n} = {}", LETTERS[(*c - 1) as usize])
+                write!(f, "Q{n} = {}", LETTERS[(*c - 1) as usize])
             }
             Formula::Eq(a, b) => write!(f, "{a} = {b}"),
             Formula::Not(inner) => match inner.as_ref() {
                 Formula::Eq(Term::Answer(n), Term::Const(c)) if (1..=5).contains(c) => {
-                    write!(f, "q{n} ≠ {}", LETTERS[(*c - 1) as usize])
+                    write!(f, "Q{n} ≠ {}", LETTERS[(*c - 1) as usize])
                 }
                 Formula::Eq(a, b) => write!(f, "{a} ≠ {b}"),
                 other => write!(f, "¬({other})"),
@@ -363,8 +364,8 @@ mod tests {
     #[test]
     fn display_reads_like_the_write_up() {
         let f = !answer(1, 'B') & answer(2, 'B');
-        assert_eq!(f.to_string(), "(q1 ≠ B ∧ q2 = B)");
-        assert_eq!(abs(q(7) - q(8)).eq(4).to_string(), "|(q7 - q8)| = 4");
+        assert_eq!(f.to_string(), "(Q1 ≠ B ∧ Q2 = B)");
+        assert_eq!(abs(q(7) - q(8)).eq(4).to_string(), "|(Q7 - Q8)| = 4");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use crate::common::root_dir;
 use serde_json::Value;
 
-fn report(name: &str) -> String {
+pub(crate) fn report(name: &str) -> String {
     let p = root_dir().join("reports").join(format!("{name}.org"));
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
@@ -23,7 +23,7 @@ fn writeup(rel: &str) -> String {
 
 /// The named results of an org report: name → the lines after
 /// `#+RESULTS[…]: name`, up to the blank line that ends them.
-fn results(org: &str) -> BTreeMap<String, Vec<String>> {
+pub(crate) fn results(org: &str) -> BTreeMap<String, Vec<String>> {
     let mut out = BTreeMap::new();
     let mut lines = org.lines();
     while let Some(l) = lines.next() {
@@ -40,14 +40,14 @@ fn results(org: &str) -> BTreeMap<String, Vec<String>> {
     out
 }
 
-fn result<'a>(results: &'a BTreeMap<String, Vec<String>>, name: &str) -> &'a [String] {
+pub(crate) fn result<'a>(results: &'a BTreeMap<String, Vec<String>>, name: &str) -> &'a [String] {
     results
         .get(name)
         .unwrap_or_else(|| panic!("no result named {name}; have {:?}", results.keys()))
 }
 
 /// The text of `: ` lines.
-fn colon_text(body: &[String]) -> Vec<String> {
+pub(crate) fn colon_text(body: &[String]) -> Vec<String> {
     body.iter()
         .map(|l| {
             l.strip_prefix(": ")
@@ -59,7 +59,7 @@ fn colon_text(body: &[String]) -> Vec<String> {
 }
 
 /// An org table as tab-separated lines (header first, the rule dropped).
-fn org_table_as_tsv(body: &[String]) -> String {
+pub(crate) fn org_table_as_tsv(body: &[String]) -> String {
     let mut out = String::new();
     for l in body {
         assert!(
@@ -199,7 +199,7 @@ fn both_calculator_models_are_the_write_up_s() {
 }
 
 /// A notebook's code cell named `name`, its source.
-fn cell_source(notebook: &str, name: &str) -> String {
+pub(crate) fn cell_source(notebook: &str, name: &str) -> String {
     let nb: Value = serde_json::from_str(
         &std::fs::read_to_string(root_dir().join(format!("notebooks/{notebook}.ipynb"))).unwrap(),
     )
@@ -218,14 +218,9 @@ fn chapter_02_replays_the_write_up_s_presses_without_solving_again() {
     let r = results(&report("02-calculator-the-game"));
     for goal in [-120i64, -130] {
         // The write-up's model: which button each step's 1 picks.
-        let model = writeup(&format!("02-model{goal}.txt"));
         let mut display = 0i64;
         let mut expected = vec!["step\tbutton\tfrom\tto".to_string()];
-        for step in 1..=4 {
-            let chosen = ["Mul5", "Sub6", "Append4"]
-                .into_iter()
-                .find(|op| model.lines().any(|l| l == format!("s{step}{op} 1")))
-                .unwrap_or_else(|| panic!("step {step} of {model}"));
+        for (step, chosen) in (1..).zip(writeup_presses(goal)) {
             // The game's buttons, as the level describes them.
             let (label, after) = match chosen {
                 "Mul5" => ("x5", display * 5),
@@ -251,6 +246,126 @@ fn chapter_02_replays_the_write_up_s_presses_without_solving_again() {
     // The printed script ends as the write-up's does.
     let script = colon_text(result(&r, "script"));
     assert_eq!(script[script.len() - 2..], ["(check-sat)", "(get-model)"]);
+}
+
+/// The operation each step's 1 picks in the write-up's model for `goal`.
+fn writeup_presses(goal: i64) -> Vec<&'static str> {
+    let model = writeup(&format!("02-model{goal}.txt"));
+    (1..=4)
+        .map(|step| {
+            ["Mul5", "Sub6", "Append4"]
+                .into_iter()
+                .find(|op| model.lines().any(|l| l == format!("s{step}{op} 1")))
+                .unwrap_or_else(|| panic!("step {step} of {model}"))
+        })
+        .collect()
+}
+
+#[test]
+fn chapter_02_proves_uniqueness_with_its_own_model_and_a_blocking_clause() {
+    let source = cell_source("02-calculator-the-game", "unique");
+    // The notebook's solver, and a clause that forbids each model found.
+    assert!(source.contains("level_38_solver(goal)"), "{source}");
+    assert!(source.contains("Bool::or(&differs)"), "{source}");
+    assert!(!source.contains("step_models"), "{source}");
+    let r = results(&report("02-calculator-the-game"));
+    let lines = colon_text(result(&r, "unique"));
+    for goal in [-120i64, -130] {
+        let want = format!("goal {goal}: 1 model: {}", writeup_presses(goal).join(", "));
+        assert!(lines.contains(&want), "{want:?} in {lines:?}");
+    }
+}
+
+#[test]
+fn chapter_02_s_path_names_its_axes() {
+    let svg = std::fs::read_to_string(
+        root_dir().join("reports/figures/02-calculator-the-game/path-120.svg"),
+    )
+    .unwrap();
+    // The button labels and the values are told apart by the axes' titles.
+    for text in ["button pressed", "display", "x5", "-120"] {
+        assert!(svg.contains(&format!(">\n{text}\n<")), "{text}");
+    }
+}
+
+/// The Z3 term a helper cell printed after `label`, in report 01's
+/// `basic-structure` result.
+fn printed_term(lines: &[String], label: &str) -> String {
+    lines
+        .iter()
+        .find_map(|l| l.strip_prefix(label))
+        .unwrap_or_else(|| panic!("no {label:?} in {lines:?}"))
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn chapter_01_writes_the_write_up_s_helpers_over_z3_in_its_cells() {
+    let helpers = cell_source("01-self-referential-aptitude-test", "basic-structure");
+    for call in [
+        "Int::new_const",
+        ".implies(",
+        ".ite(",
+        "Int::add(",
+        "q.ge(1)",
+        "q.le(5)",
+    ] {
+        assert!(helpers.contains(call), "{call} in {helpers}");
+    }
+    // What each helper builds, in SMT-LIB, from the write-up's Ruby:
+    // `@q[i] = Z3.Int("Q#{i}")` with A = 1, `answer(q, a).implies(yield)`,
+    // `Z3.Add(*statements.map{|b| b.ite(1,0)})`, `(x >= 0).ite(x, -x)`.
+    let r = results(&report("01-self-referential-aptitude-test"));
+    let lines = colon_text(result(&r, "basic-structure"));
+    assert_eq!(
+        printed_term(&lines, "bounds of Q1:"),
+        "(and (>= Q1 1) (<= Q1 5))"
+    );
+    assert_eq!(printed_term(&lines, "answer(10, 'A'):"), "(= Q10 1)");
+    // `define` is an implication, not an equivalence.
+    assert_eq!(
+        printed_term(&lines, "define(1, 'B', …):"),
+        "(=> (= Q1 2) (= Q2 2))"
+    );
+    assert_eq!(
+        printed_term(&lines, "count_answers(B, 1-3):"),
+        "(+ (ite (= Q1 2) 1 0) (ite (= Q2 2) 1 0) (ite (= Q3 2) 1 0))"
+    );
+    assert_eq!(
+        printed_term(&lines, "abs(Q7 - Q8):"),
+        "(ite (>= (- Q7 Q8) 0) (- Q7 Q8) (- (- Q7 Q8)))"
+    );
+    // The sheet is solved from those helpers, in the notebook.
+    let answers = cell_source("01-self-referential-aptitude-test", "answers");
+    for call in [
+        "Solver::new()",
+        "in_z3::bounds(&qs)",
+        "in_z3::define(",
+        "solver.assert(",
+    ] {
+        assert!(answers.contains(call), "{call} in {answers}");
+    }
+}
+
+#[test]
+fn chapter_01_runs_question_7_s_other_form_and_z3_finds_them_equal() {
+    let source = cell_source("01-self-referential-aptitude-test", "q7-both-signs");
+    assert!(
+        source.contains("d.clone().eq(n) | d.clone().eq(-n)"),
+        "{source}"
+    );
+    let r = results(&report("01-self-referential-aptitude-test"));
+    let lines = colon_text(result(&r, "q7-both-signs"));
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    for (n, line) in (1..=4).zip(&lines) {
+        assert!(
+            line.starts_with(&format!(
+                "|(Q7 - Q8)| = {n}  and  ((Q7 - Q8) = {n} ∨ (Q7 - Q8) = -{n}):"
+            )),
+            "{line}"
+        );
+        assert!(line.ends_with(": the same on every sheet"), "{line}");
+    }
 }
 
 #[test]
