@@ -10,6 +10,7 @@ mod cli;
 mod common;
 mod fingerprint;
 mod jupyter_kernel;
+mod narrative;
 mod notebooks;
 mod org_in_emacs;
 mod reader_fuzz;
