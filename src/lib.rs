@@ -35,6 +35,7 @@
 
 pub mod calculator;
 pub mod figure;
+pub mod grade;
 pub mod prelude;
 pub mod rich;
 pub mod srat;

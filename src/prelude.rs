@@ -2,6 +2,7 @@
 
 pub use crate::calculator::{self, Button, Level, Solution};
 pub use crate::figure::{self, Axes, Figure, Grid, Node};
+pub use crate::grade;
 pub use crate::rich::{RichDisplay, ORG_MIME};
 pub use crate::srat::{self, Answers, Formula, Q13Form, Q20Mode, Term, Test};
 pub use crate::sum_product::{self, Dialogue, Key};

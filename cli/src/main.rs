@@ -35,6 +35,9 @@ enum Command {
     ///
     /// Each group's first row is its baseline; `ratio` is a row's total over it.
     Bench(cmd::bench::BenchArgs),
+    /// Release exercises to students: solutions become stubs, hidden tests go.
+    #[command(subcommand)]
+    Exercises(cmd::exercises::ExercisesCommand),
     /// Install or remove the Jupyter kernel "Rust (puzzlebook)".
     #[command(subcommand)]
     Kernel(cmd::kernel::KernelCommand),
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Check(a) => cmd::check::execute(a),
         Command::Bench(a) => cmd::bench::execute(a),
         Command::Kernel(k) => cmd::kernel::execute(k),
+        Command::Exercises(c) => cmd::exercises::execute(c),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

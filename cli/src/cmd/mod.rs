@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod exercises;
 pub mod kernel;
 pub mod report;
 pub mod run;

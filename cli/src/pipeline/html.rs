@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 use pulldown_cmark::{html::push_html, Options, Parser};
 
 use super::chapter::{self, Book, Chapter, Part, INDEX};
+use super::exercise::{self, Nbgrader};
 use super::highlight;
 use super::notebook::{Notebook, Output};
 use puzzlebook::figure::SVG_MIME;
@@ -43,6 +44,8 @@ figure.figure figcaption { font-size: 0.85rem; color: #5b5b57; }
 ol.toc li { margin: 0.9rem 0; }
 ol.toc .summary { display: block; color: #3f3f3b; }
 ol.toc .files { font-size: 0.85rem; }
+p.exercise { margin: 0.2rem 0; font-weight: 600; color: #7a4b00; }
+details.exercise summary { cursor: pointer; color: #5b5b57; font-size: 0.9rem; }
 "#;
 
 fn stylesheet() -> &'static str {
@@ -154,11 +157,20 @@ pub fn page(nb: &Notebook, chapter: &Chapter, book: &Book) -> String {
             Part::Narrative(md) => body.push_str(&markdown_html(&md)),
             Part::Code(c) => {
                 let id = html_escape(&c.name);
-                let _ = write!(
-                    body,
-                    "<section class=\"cell\" id=\"{id}\">\n<pre class=\"code\"><code>{}</code></pre>\n",
+                let code = format!(
+                    "<pre class=\"code\"><code>{}</code></pre>\n",
                     highlight::rust_html(c.cell.source.trim_end())
                 );
+                let _ = writeln!(body, "<section class=\"cell\" id=\"{id}\">");
+                // An exercise's solution and tests are folded: the page is
+                // the teacher's edition, and a student reading it should
+                // choose to look.
+                match exercise::nbgrader(c.cell, c.position).ok().flatten() {
+                    Some(meta) if meta.solution || meta.grade => {
+                        body.push_str(&exercise_html(&meta, &code));
+                    }
+                    _ => body.push_str(&code),
+                }
                 // A cell that shows nothing gets no result block: an empty
                 // "Result … <hash>" header says nothing to a reader. The org
                 // report keeps it, as org-babel writes it.
@@ -178,6 +190,24 @@ pub fn page(nb: &Notebook, chapter: &Chapter, book: &Book) -> String {
     body.push_str("</main>\n");
     body.push_str(&top);
     document(&format!("{} · puzzlebook", chapter.title), &body)
+}
+
+/// An exercise cell: its name and points, and its code folded.
+fn exercise_html(meta: &Nbgrader, code: &str) -> String {
+    let id = html_escape(&meta.grade_id);
+    let points = meta
+        .points
+        .filter(|_| meta.grade)
+        .map(|p| format!(" · {p} point{}", if p == 1.0 { "" } else { "s" }));
+    let (what, fold) = if meta.solution {
+        ("", "The solution")
+    } else {
+        (" (tests)", "The tests, hidden ones included")
+    };
+    format!(
+        "<p class=\"exercise\">Exercise {id}{what}{}</p>\n<details class=\"exercise\">\n<summary>{fold}</summary>\n{code}</details>\n",
+        points.unwrap_or_default()
+    )
 }
 
 /// The table of contents: each chapter with its summary and its files.
@@ -302,6 +332,40 @@ mod tests {
             html.contains("data-name=\"loud\" data-hash=\"def\""),
             "{html}"
         );
+    }
+
+    #[test]
+    fn an_exercise_shows_its_name_and_points_with_its_code_folded() {
+        let nb = Notebook::parse(
+            &serde_json::json!({"nbformat": 4, "cells": [
+                {"cell_type": "code", "metadata": {"name": "answer",
+                  "nbgrader": {"grade_id": "01-1", "solution": true, "grade": false, "schema_version": 3}},
+                 "source": "fn exercise_01_1() -> i64 {\n    // BEGIN SOLUTION\n    42\n    // END SOLUTION\n}", "outputs": []},
+                {"cell_type": "code", "metadata": {"name": "check",
+                  "nbgrader": {"grade_id": "01-1-test", "grade": true, "points": 2, "locked": true}},
+                 "source": "assert_eq!(exercise_01_1(), 42);", "outputs": []},
+                {"cell_type": "code", "metadata": {"name": "plain"}, "source": "1 + 1", "outputs": []}
+            ]})
+            .to_string(),
+        )
+        .unwrap();
+        let book = Book {
+            chapters: vec![chapter("a")],
+            root_from_reports: "../".into(),
+        };
+        let html = page(&nb, &book.chapters[0], &book);
+        assert!(html.contains("<p class=\"exercise\">Exercise 01-1</p>\n<details class=\"exercise\">\n<summary>The solution</summary>"), "{html}");
+        assert!(
+            html.contains("<p class=\"exercise\">Exercise 01-1-test (tests) · 2 points</p>"),
+            "{html}"
+        );
+        // The plain cell is not folded.
+        let plain = &html[html.find("id=\"plain\"").unwrap()..];
+        assert!(
+            plain.starts_with("id=\"plain\">\n<pre class=\"code\">"),
+            "{plain}"
+        );
+        assert_eq!(html.matches("<details").count(), 2);
     }
 
     #[test]

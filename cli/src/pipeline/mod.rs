@@ -5,7 +5,8 @@
 //! the renderers on top of it, [`report`] with [`markdown`] (org) and
 //! [`html`] with [`highlight`] (the page) → [`book`] on top of both (every
 //! file a chapter renders to, and the table of contents) → [`stages`]
-//! (compare) → [`io`] (atomic writes). No module imports one after it in this
+//! (compare) → [`io`] (atomic writes). [`exercise`] sits beside them: a
+//! stage from a teacher's notebook to its student release. No module imports one after it in this
 //! list. [`project`] wires the stages to a checkout's files for `run`,
 //! `report` and `check`, by [`mode`].
 
@@ -13,6 +14,7 @@ pub mod book;
 pub mod chapter;
 pub mod durations;
 pub mod execute;
+pub mod exercise;
 pub mod hash;
 pub mod highlight;
 pub mod html;

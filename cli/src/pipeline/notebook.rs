@@ -357,6 +357,12 @@ impl NotebookCell {
         })
     }
 
+    /// `metadata.<key>` as read, for metadata the pipeline does not model
+    /// (nbgrader's).
+    pub fn metadata(&self, key: &str) -> Option<&Value> {
+        self.raw.get("metadata").and_then(|m| m.get(key))
+    }
+
     /// A new cell (used by tests and tools that write notebooks).
     pub fn new(kind: CellKind, source: &str) -> NotebookCell {
         let cell_type = match kind {

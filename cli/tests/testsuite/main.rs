@@ -8,6 +8,7 @@
 mod book_in_browser;
 mod cli;
 mod common;
+mod exercises;
 mod fingerprint;
 mod jupyter_kernel;
 mod narrative;

@@ -16,19 +16,19 @@ use std::time::Duration;
 
 static EVCXR: Mutex<()> = Mutex::new(());
 
-fn run(c: &mut Command) -> Output {
+pub(crate) fn run(c: &mut Command) -> Output {
     c.output().expect("the binary runs")
 }
 
 /// A throwaway project: a copy of the library's fingerprinted files and
 /// Cargo.lock, fixture notebooks whose `:dep` points at the real library, and
 /// a reports folder.
-struct Fixture {
+pub(crate) struct Fixture {
     dir: tempfile::TempDir,
 }
 
 impl Fixture {
-    fn new(notebooks: &[&str]) -> Fixture {
+    pub(crate) fn new(notebooks: &[&str]) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let files = library_files(&root_dir()).unwrap();
@@ -51,11 +51,11 @@ impl Fixture {
         Fixture { dir }
     }
 
-    fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 
-    fn notebook(&self, name: &str) -> PathBuf {
+    pub(crate) fn notebook(&self, name: &str) -> PathBuf {
         self.root().join("notebooks").join(name)
     }
 
@@ -65,7 +65,7 @@ impl Fixture {
             .join(Path::new(name).with_extension("org"))
     }
 
-    fn cmd(&self, args: &[&str]) -> Command {
+    pub(crate) fn cmd(&self, args: &[&str]) -> Command {
         let mut c = puzzlebook(args);
         c.arg("--root").arg(self.root());
         c
@@ -113,7 +113,7 @@ fn wait_for(marker: &Path) {
     panic!("{} never appeared", marker.display());
 }
 
-fn lock() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn lock() -> std::sync::MutexGuard<'static, ()> {
     EVCXR.lock().unwrap_or_else(|e| e.into_inner())
 }
 

@@ -1,0 +1,87 @@
+//! `puzzlebook exercises release`: the student edition of notebooks with
+//! exercises (solutions replaced by stubs, hidden tests removed).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context as _};
+use clap::{Args, Subcommand};
+use puzzlebook_cli::pipeline::{exercise, io};
+
+use super::Exit;
+
+/// The exercises subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ExercisesCommand {
+    /// Write student notebooks: each solution replaced by a stub that stops
+    /// with its exercise's name, hidden tests removed, the outputs of solution
+    /// and test cells cleared, every other cell as committed.
+    Release(ReleaseArgs),
+}
+
+/// Arguments of `exercises release`.
+#[derive(Debug, Args)]
+pub struct ReleaseArgs {
+    /// Teacher notebooks to release (default: every notebooks/*.ipynb under --root).
+    notebooks: Vec<PathBuf>,
+    /// The folder the student notebooks go to, under the same file names; it
+    /// must not be the folder of a notebook it releases.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// The puzzlebook checkout (for the default notebooks).
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+}
+
+/// Runs an exercises subcommand.
+pub fn execute(c: ExercisesCommand) -> anyhow::Result<Exit> {
+    match c {
+        ExercisesCommand::Release(a) => release(a),
+    }
+}
+
+fn release(a: ReleaseArgs) -> anyhow::Result<Exit> {
+    let notebooks = if a.notebooks.is_empty() {
+        io::notebooks_in(&a.root.join("notebooks"))?
+    } else {
+        a.notebooks
+    };
+    // A folder that does not exist yet is no notebook's folder.
+    let out_dir = a.out.canonicalize().ok();
+    // Every notebook is checked before anything is written.
+    let mut released = Vec::new();
+    for path in &notebooks {
+        let nb = io::load_notebook(path)?;
+        let student =
+            exercise::release(&nb).with_context(|| format!("releasing {}", path.display()))?;
+        let exercises = exercise::exercise_cells(&nb)?.len();
+        let name = path
+            .file_name()
+            .with_context(|| format!("{} is not a file", path.display()))?;
+        if out_dir.as_deref().is_some_and(|d| same_dir(path, d)) {
+            bail!(
+                "--out {} is the folder of {}: the release would overwrite the teacher's notebook; choose another folder",
+                a.out.display(),
+                path.display()
+            );
+        }
+        released.push((a.out.join(name), student, exercises));
+    }
+    std::fs::create_dir_all(&a.out)
+        .with_context(|| format!("cannot create the release folder {}", a.out.display()))?;
+    for (target, student, exercises) in released {
+        io::write_atomic(&target, &student.to_json())?;
+        println!(
+            "{}: {exercises} exercise cell{}",
+            target.display(),
+            if exercises == 1 { "" } else { "s" }
+        );
+    }
+    Ok(Exit::Ok)
+}
+
+fn same_dir(path: &Path, dir: &Path) -> bool {
+    path.canonicalize()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .is_some_and(|p| p == dir)
+}

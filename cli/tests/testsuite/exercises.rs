@@ -1,0 +1,245 @@
+//! Exercises end to end: `exercises release` writes the student notebook
+//! beside, never over, the teacher's; the teacher's notebook grades its own
+//! reference solution right through the runner; a wrong answer is shown its
+//! witness; a released notebook fails only at its exercise, naming it.
+
+use crate::common::text;
+use crate::notebooks::{lock, run, Fixture};
+
+const NOTEBOOK: &str = "exercise.ipynb";
+
+#[test]
+fn the_teacher_s_notebook_grades_its_reference_solution_right() {
+    let _g = lock();
+    let f = Fixture::new(&[NOTEBOOK]);
+    let o = run(f
+        .cmd(&["run", "notebooks/exercise.ipynb"])
+        .current_dir(f.root()));
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{out}\n{}", text(&o.stderr));
+    // x < y over 1..3: (1,2), (1,3), (2,3).
+    assert!(
+        out.contains("Right: your model has exactly the reference's 3 solutions."),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_wrong_answer_fails_its_test_with_a_witness() {
+    let _g = lock();
+    let f = Fixture::new(&[NOTEBOOK]);
+    let nb = f.notebook(NOTEBOOK);
+    let teacher = std::fs::read_to_string(&nb).unwrap();
+    // x <= y also allows x = y; the smallest such pair is (1, 1).
+    let wrong = teacher.replace("v[0].lt(&v[1])]", "v[0].le(&v[1])]");
+    assert_ne!(wrong, teacher);
+    std::fs::write(&nb, wrong).unwrap();
+    let o = run(f
+        .cmd(&["run", "notebooks/exercise.ipynb"])
+        .current_dir(f.root()));
+    assert_eq!(o.status.code(), Some(2));
+    let all = format!("{}{}", text(&o.stdout), text(&o.stderr));
+    assert!(
+        all.contains(
+            "your model allows x=1, y=1, which the reference rules out (it breaks x below y)"
+        ),
+        "{all}"
+    );
+    assert!(all.contains("\"test-t-1\") failed"), "{all}");
+}
+
+#[test]
+fn a_release_runs_until_the_exercise_and_names_it() {
+    let _g = lock();
+    let f = Fixture::new(&[NOTEBOOK]);
+    let teacher = std::fs::read(f.notebook(NOTEBOOK)).unwrap();
+    let o = run(f
+        .cmd(&[
+            "exercises",
+            "release",
+            "notebooks/exercise.ipynb",
+            "--out",
+            "student",
+        ])
+        .current_dir(f.root()));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        std::fs::read(f.notebook(NOTEBOOK)).unwrap(),
+        teacher,
+        "the teacher's notebook is untouched"
+    );
+    let released = f.root().join("student").join(NOTEBOOK);
+    let student = std::fs::read_to_string(&released).unwrap();
+    for gone in [
+        "BEGIN SOLUTION",
+        "v[0].lt(&v[1])",
+        "HIDDEN TESTS",
+        "grade::compare",
+    ] {
+        assert!(!student.contains(gone), "{gone} in the release:\n{student}");
+    }
+    assert!(student.contains("puzzlebook::unsolved!()"), "{student}");
+    // The cell that is no exercise keeps its committed output.
+    let json: serde_json::Value = serde_json::from_str(&student).unwrap();
+    let shown = json["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metadata"]["name"] == "shown")
+        .unwrap();
+    assert_eq!(shown["outputs"][0]["data"]["text/plain"][0], "2");
+
+    let o = run(f.cmd(&["run"]).arg(&released).current_dir(f.root()));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("\"test-t-1\") failed"), "{err}");
+    assert!(err.contains("exercise t-1 is not solved yet"), "{err}");
+}
+
+#[test]
+fn a_release_over_the_teacher_s_folder_or_of_a_broken_region_writes_nothing() {
+    let f = Fixture::new(&[NOTEBOOK]);
+    let teacher = std::fs::read(f.notebook(NOTEBOOK)).unwrap();
+    let o = run(f
+        .cmd(&[
+            "exercises",
+            "release",
+            "notebooks/exercise.ipynb",
+            "--out",
+            "notebooks",
+        ])
+        .current_dir(f.root()));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("would overwrite the teacher's notebook; choose another folder"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(f.notebook(NOTEBOOK)).unwrap(), teacher);
+
+    let broken = String::from_utf8(teacher)
+        .unwrap()
+        .replace("    // END SOLUTION\\n", "");
+    std::fs::write(f.notebook(NOTEBOOK), broken).unwrap();
+    let o = run(f
+        .cmd(&[
+            "exercises",
+            "release",
+            "notebooks/exercise.ipynb",
+            "--out",
+            "student",
+        ])
+        .current_dir(f.root()));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("cell 4 (t-1): a BEGIN SOLUTION with no END SOLUTION"),
+        "{err}"
+    );
+    assert!(!f.root().join("student").join(NOTEBOOK).exists());
+}
+
+/// A typical wrong answer from `cli/tests/fixtures/exercises/`: its file is
+/// `<notebook stem>.<exercise>.<what>.rs`; `// expect: …` lines are what the
+/// feedback must say, and the rest replaces the exercise's solution region.
+struct WrongAnswer {
+    stem: String,
+    exercise: String,
+    body: String,
+    expect: Vec<String>,
+}
+
+fn wrong_answers() -> Vec<WrongAnswer> {
+    let dir = crate::common::cli_dir().join("tests/fixtures/exercises");
+    let mut out: Vec<WrongAnswer> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_str().unwrap().to_string();
+            let mut parts = name.split('.');
+            let (stem, exercise) = (parts.next().unwrap(), parts.next().unwrap());
+            let text = std::fs::read_to_string(&p).unwrap();
+            let (expect, body): (Vec<&str>, Vec<&str>) =
+                text.lines().partition(|l| l.starts_with("// expect: "));
+            WrongAnswer {
+                stem: stem.to_string(),
+                exercise: exercise.to_string(),
+                body: body.join("\n"),
+                expect: expect
+                    .iter()
+                    .map(|l| l["// expect: ".len()..].to_string())
+                    .collect(),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.stem, &a.exercise).cmp(&(&b.stem, &b.exercise)));
+    out
+}
+
+/// The notebook's JSON with the solution region of `exercise` (in its
+/// solution cell) replaced by `body`, indented as the region was.
+fn with_answer(notebook: &str, exercise: &str, body: &str) -> String {
+    let mut nb: serde_json::Value = serde_json::from_str(notebook).unwrap();
+    let cell = nb["cells"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| {
+            c["metadata"]["nbgrader"]["grade_id"] == exercise
+                && c["metadata"]["nbgrader"]["solution"] == true
+        })
+        .unwrap_or_else(|| panic!("no solution cell for {exercise}"));
+    let source: String = cell["source"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let begin = source.find("// BEGIN SOLUTION").expect("a solution region");
+    let indent: String = source[..begin].rsplit('\n').next().unwrap().to_string();
+    let end = source.find("// END SOLUTION").expect("its end");
+    let line_start = source[..begin].rfind('\n').map_or(0, |i| i + 1);
+    let after = source[end..]
+        .find('\n')
+        .map_or(source.len(), |i| end + i + 1);
+    let replaced: String = body.lines().map(|l| format!("{indent}{l}\n")).collect();
+    let new = format!("{}{replaced}{}", &source[..line_start], &source[after..]);
+    cell["source"] = serde_json::Value::String(new);
+    serde_json::to_string_pretty(&nb).unwrap()
+}
+
+#[test]
+fn every_typical_wrong_answer_fails_its_test_with_a_witness() {
+    let _g = lock();
+    let answers = wrong_answers();
+    assert!(!answers.is_empty());
+    for a in answers {
+        let file = format!("{}.ipynb", a.stem);
+        let f = Fixture::new(&[]);
+        let teacher =
+            std::fs::read_to_string(crate::common::root_dir().join("notebooks").join(&file))
+                .unwrap();
+        std::fs::write(
+            f.notebook(&file),
+            with_answer(&teacher, &a.exercise, &a.body),
+        )
+        .unwrap();
+        let o = run(f.cmd(&["run"]).arg(f.notebook(&file)).current_dir(f.root()));
+        let all = format!("{}{}", text(&o.stdout), text(&o.stderr));
+        assert_eq!(o.status.code(), Some(2), "{} {}: {all}", a.stem, a.exercise);
+        assert!(
+            all.contains(&format!("exercise {} is not right yet", a.exercise)),
+            "{all}"
+        );
+        assert!(all.contains("Not yet:"), "{all}");
+        for e in &a.expect {
+            assert!(
+                all.contains(e.as_str()),
+                "{} {}: {e:?} in\n{all}",
+                a.stem,
+                a.exercise
+            );
+        }
+    }
+}

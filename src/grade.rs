@@ -1,0 +1,618 @@
+//! Grading by meaning: a student's constraints against a reference's, compared
+//! as solution sets over an exercise's interface variables, with a witness
+//! from each side where they differ.
+//!
+//! A test cell calls [`compare`] with two functions that build constraints
+//! over the same interface variables: the student's (from the solution cell)
+//! and the reference (from the teacher's hidden tests; never from this crate,
+//! which students can read). Both are `fn`s, so they can be defined in one
+//! notebook cell and called in a later one: the Z3 values are made inside the
+//! call, in the calling cell's context.
+//!
+//! The comparison is exact:
+//!
+//! - when both sides have at most [`Exercise::limit`] solutions, by listing
+//!   them (a blocking clause after each model, over the interface variables
+//!   only, so variables of the student's own are projected away);
+//! - otherwise by asking Z3 for a model of `student ∧ ¬reference` and one of
+//!   `reference ∧ ¬student`, as z3guide's "Guess the Secret Formula" does.
+//!   This is exact when neither side makes variables outside the interface.
+//!
+//! Z3's `unknown`, or a timeout, makes the verdict [`Verdict::NotGraded`] with
+//! Z3's reason: never "wrong".
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use z3::ast::{Bool, Int};
+use z3::{Params, SatResult, Solver};
+
+use crate::z3util::{self, SolveError};
+
+/// A named constraint of the reference, so that feedback can say which one
+/// a witness breaks ("question 7", "step 2").
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// What the rule is, as the chapter names it.
+    pub name: String,
+    /// The constraint.
+    pub holds: Bool,
+}
+
+/// A [`Rule`] named `name`.
+pub fn rule(name: impl Into<String>, holds: Bool) -> Rule {
+    Rule {
+        name: name.into(),
+        holds,
+    }
+}
+
+/// An exercise's interface and limits.
+#[derive(Debug, Clone)]
+pub struct Exercise {
+    /// The exercise's name, as in `todo!("exercise 01-1")`: `01-1`.
+    pub id: String,
+    /// The interface variables, integers, in the order the constraint
+    /// functions receive them.
+    pub variables: Vec<String>,
+    /// How a variable's value is shown in feedback (`Q1=B` rather than `Q1=2`).
+    pub show: fn(&str, i64) -> String,
+    /// Up to this many solutions a side is listed; above it, the two sides
+    /// are compared by two Z3 queries.
+    pub limit: usize,
+    /// Z3's time limit for each query, in milliseconds.
+    pub timeout_ms: u32,
+}
+
+impl Exercise {
+    /// An exercise over integer variables named `variables`, shown as
+    /// `name=value`, listing up to 200 solutions a side, with a 10-second
+    /// limit for each Z3 query.
+    pub fn new(
+        id: impl Into<String>,
+        variables: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        Exercise {
+            id: id.into(),
+            variables: variables.into_iter().map(Into::into).collect(),
+            show: |name, value| format!("{name}={value}"),
+            limit: 200,
+            timeout_ms: 10_000,
+        }
+    }
+
+    /// Shows values with `show` in feedback.
+    pub fn shown_as(mut self, show: fn(&str, i64) -> String) -> Self {
+        self.show = show;
+        self
+    }
+
+    /// Lists up to `limit` solutions a side.
+    pub fn listing_up_to(mut self, limit: usize) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Gives each Z3 query at most `ms` milliseconds.
+    pub fn timeout_ms(mut self, ms: u32) -> Self {
+        self.timeout_ms = ms;
+        self
+    }
+
+    fn variables_in_z3(&self) -> Vec<Int> {
+        self.variables
+            .iter()
+            .map(|n| Int::new_const(n.as_str()))
+            .collect()
+    }
+
+    fn solver(&self) -> Solver {
+        let solver = Solver::new();
+        let mut params = Params::new();
+        params.set_u32("timeout", self.timeout_ms);
+        solver.set_params(&params);
+        solver
+    }
+
+    fn shown(&self, values: &[i64]) -> String {
+        self.variables
+            .iter()
+            .zip(values)
+            .map(|(n, v)| (self.show)(n, *v))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// An assignment of the interface variables on which the two sides disagree,
+/// with what it breaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Witness {
+    /// The variables' values, in the interface's order.
+    pub values: Vec<i64>,
+    /// The values as feedback shows them: `Q1=B, Q2=A`.
+    pub shown: String,
+    /// What it breaks: the reference rules for an assignment the student
+    /// allows, or the student's constraints (`your constraint 3`, counted
+    /// from 1) for a solution the student rules out.
+    pub breaks: Vec<String>,
+}
+
+/// How the student's constraints compare with the reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The same solutions; their number when they were listed.
+    Same {
+        /// How many solutions both sides have, when listed.
+        solutions: Option<usize>,
+    },
+    /// The solution sets differ: a witness from each side that has one.
+    Differs {
+        /// An assignment the student's model allows and the reference rules out.
+        allowed: Option<Witness>,
+        /// A solution of the reference that the student's model rules out.
+        ruled_out: Option<Witness>,
+    },
+    /// Z3 could not decide (unknown, or the time limit): not graded.
+    NotGraded {
+        /// Z3's reason, and for which side.
+        reason: String,
+    },
+}
+
+/// How many points a differing answer gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Partial {
+    /// None: all points for the same solutions, else none.
+    #[default]
+    None,
+    /// Half the points for each direction that holds: no wrong solution
+    /// allowed, and no right solution ruled out.
+    PerSide,
+}
+
+impl Verdict {
+    /// Whether the student's model means what the reference does.
+    pub fn is_right(&self) -> bool {
+        matches!(self, Verdict::Same { .. })
+    }
+
+    /// The points out of `max`, or `None` when not graded.
+    pub fn points(&self, max: f64, partial: Partial) -> Option<f64> {
+        match (self, partial) {
+            (Verdict::Same { .. }, _) => Some(max),
+            (Verdict::NotGraded { .. }, _) => None,
+            (Verdict::Differs { .. }, Partial::None) => Some(0.0),
+            (Verdict::Differs { allowed, ruled_out }, Partial::PerSide) => {
+                let sides = usize::from(allowed.is_none()) + usize::from(ruled_out.is_none());
+                Some(max * sides as f64 / 2.0)
+            }
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Same { solutions: Some(n) } => write!(
+                f,
+                "Right: your model has exactly the reference's {n} solution{}.",
+                if *n == 1 { "" } else { "s" }
+            ),
+            Verdict::Same { solutions: None } => {
+                write!(
+                    f,
+                    "Right: your model and the reference agree on every assignment."
+                )
+            }
+            Verdict::Differs { allowed, ruled_out } => {
+                f.write_str("Not yet:")?;
+                if let Some(w) = allowed {
+                    write!(
+                        f,
+                        "\n- your model allows {}, which the reference rules out",
+                        w.shown
+                    )?;
+                    if !w.breaks.is_empty() {
+                        write!(f, " (it breaks {})", w.breaks.join(", "))?;
+                    }
+                    f.write_str(";")?;
+                }
+                if let Some(w) = ruled_out {
+                    write!(
+                        f,
+                        "\n- your model rules out {}, which is a solution",
+                        w.shown
+                    )?;
+                    if !w.breaks.is_empty() {
+                        write!(f, " ({} fails there)", w.breaks.join(", "))?;
+                    }
+                    f.write_str(";")?;
+                }
+                Ok(())
+            }
+            Verdict::NotGraded { reason } => write!(
+                f,
+                "Not graded: {reason}. This does not mean your answer is wrong; \
+                 your teacher will look at it."
+            ),
+        }
+    }
+}
+
+/// Compares the student's constraints with the reference's over the
+/// exercise's interface. Both functions receive the interface variables, in
+/// order, and may make variables of their own.
+pub fn compare(
+    exercise: &Exercise,
+    student: impl Fn(&[Int]) -> Vec<Bool>,
+    reference: impl Fn(&[Int]) -> Vec<Rule>,
+) -> Verdict {
+    let vars = exercise.variables_in_z3();
+    let theirs = student(&vars);
+    let ours: Vec<Rule> = reference(&vars);
+    let ours_holds: Vec<Bool> = ours.iter().map(|r| r.holds.clone()).collect();
+    match compare_sets(exercise, &vars, &theirs, &ours_holds) {
+        Ok(Some(verdict)) => verdict.described(exercise, &vars, &theirs, &ours),
+        Ok(None) => match compare_by_queries(exercise, &vars, &theirs, &ours_holds) {
+            Ok(verdict) => verdict.described(exercise, &vars, &theirs, &ours),
+            Err(reason) => Verdict::NotGraded { reason },
+        },
+        Err(reason) => Verdict::NotGraded { reason },
+    }
+}
+
+/// Both sides listed, when each has at most `limit` solutions; `None` when
+/// one has more.
+fn compare_sets(
+    exercise: &Exercise,
+    vars: &[Int],
+    student: &[Bool],
+    reference: &[Bool],
+) -> Result<Option<Verdict>, String> {
+    let list = |constraints: &[Bool], side: &str| -> Result<Option<BTreeSet<Vec<i64>>>, String> {
+        let solver = exercise.solver();
+        for c in constraints {
+            solver.assert(c);
+        }
+        let found = z3util::all_solutions(&solver, vars, exercise.limit + 1, side)
+            .map_err(|e| reason(&e))?;
+        Ok((found.len() <= exercise.limit).then(|| found.into_iter().collect()))
+    };
+    let Some(theirs) = list(student, "your model")? else {
+        return Ok(None);
+    };
+    let Some(ours) = list(reference, "the reference")? else {
+        return Ok(None);
+    };
+    if theirs == ours {
+        return Ok(Some(Verdict::Same {
+            solutions: Some(ours.len()),
+        }));
+    }
+    let witness = |values: Option<&Vec<i64>>| {
+        values.map(|v| Witness {
+            values: v.clone(),
+            shown: String::new(),
+            breaks: Vec::new(),
+        })
+    };
+    Ok(Some(Verdict::Differs {
+        allowed: witness(theirs.difference(&ours).next()),
+        ruled_out: witness(ours.difference(&theirs).next()),
+    }))
+}
+
+/// `student ∧ ¬reference` and `reference ∧ ¬student`, each a Z3 query.
+fn compare_by_queries(
+    exercise: &Exercise,
+    vars: &[Int],
+    student: &[Bool],
+    reference: &[Bool],
+) -> Result<Verdict, String> {
+    let one_side = |holds: &[Bool], not: &[Bool], side: &str| -> Result<Option<Witness>, String> {
+        let solver = exercise.solver();
+        for c in holds {
+            solver.assert(c);
+        }
+        solver.assert(Bool::and(not).not());
+        match solver.check() {
+            SatResult::Unsat => Ok(None),
+            SatResult::Unknown => Err(format!(
+                "Z3 could not decide whether {side} ({})",
+                solver
+                    .get_reason_unknown()
+                    .unwrap_or_else(|| "no reason given".into())
+            )),
+            SatResult::Sat => {
+                let model = solver
+                    .get_model()
+                    .ok_or_else(|| format!("Z3 gave no model for whether {side}"))?;
+                let values = z3util::read_ints(&model, vars, side).map_err(|e| reason(&e))?;
+                Ok(Some(Witness {
+                    values,
+                    shown: String::new(),
+                    breaks: Vec::new(),
+                }))
+            }
+        }
+    };
+    let allowed = one_side(
+        student,
+        reference,
+        "your model allows what the reference rules out",
+    )?;
+    let ruled_out = one_side(reference, student, "your model rules out a solution")?;
+    Ok(if allowed.is_none() && ruled_out.is_none() {
+        Verdict::Same { solutions: None }
+    } else {
+        Verdict::Differs { allowed, ruled_out }
+    })
+}
+
+fn reason(e: &SolveError) -> String {
+    match e {
+        SolveError::Unknown { what, reason } => format!("Z3 could not decide {what} ({reason})"),
+        other => other.to_string(),
+    }
+}
+
+impl Verdict {
+    /// Fills in each witness's shown values and what it breaks.
+    fn described(
+        self,
+        exercise: &Exercise,
+        vars: &[Int],
+        student: &[Bool],
+        reference: &[Rule],
+    ) -> Verdict {
+        let Verdict::Differs { allowed, ruled_out } = self else {
+            return self;
+        };
+        // The constraints among `named` that cannot hold with these values.
+        let broken = |values: &[i64], named: Vec<(String, &Bool)>| -> Vec<String> {
+            let solver = exercise.solver();
+            for (v, x) in vars.iter().zip(values) {
+                solver.assert(v.eq(*x));
+            }
+            named
+                .into_iter()
+                .filter(|(_, c)| {
+                    solver.push();
+                    solver.assert(*c);
+                    let fails = solver.check() == SatResult::Unsat;
+                    solver.pop(1);
+                    fails
+                })
+                .map(|(name, _)| name)
+                .collect()
+        };
+        let allowed = allowed.map(|w| Witness {
+            shown: exercise.shown(&w.values),
+            breaks: broken(
+                &w.values,
+                reference
+                    .iter()
+                    .map(|r| (r.name.clone(), &r.holds))
+                    .collect(),
+            ),
+            values: w.values,
+        });
+        let ruled_out = ruled_out.map(|w| Witness {
+            shown: exercise.shown(&w.values),
+            breaks: broken(
+                &w.values,
+                student
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| (format!("your constraint {}", i + 1), c))
+                    .collect(),
+            ),
+            values: w.values,
+        });
+        Verdict::Differs { allowed, ruled_out }
+    }
+}
+
+/// Stops an exercise that is not solved yet, naming it: the stub a student
+/// release puts where the solution was.
+///
+/// The name comes from the function the stub sits in, so one stub serves
+/// every exercise (nbgrader's `ClearSolutions.code_stub` is one text per
+/// language): in `fn exercise_03_2`, it panics with "exercise 03-2 is not
+/// solved yet". Its type is `!`, so it compiles in any function.
+#[macro_export]
+macro_rules! unsolved {
+    () => {{
+        fn here() {}
+        $crate::grade::stop_unsolved(::std::any::type_name_of_val(&here))
+    }};
+}
+
+/// What [`unsolved!`](crate::unsolved) panics with; `path` is its marker
+/// function's path, `…::exercise_03_2::here`.
+pub fn stop_unsolved(path: &str) -> ! {
+    panic!("{}", unsolved_message(path))
+}
+
+fn unsolved_message(path: &str) -> String {
+    let function = path.rsplit("::").nth(1).unwrap_or(path);
+    let what = match function.strip_prefix("exercise_") {
+        Some(id) => format!("exercise {}", id.replacen('_', "-", 1)),
+        None => format!("the exercise in `fn {function}`"),
+    };
+    format!("{what} is not solved yet: write your answer in place of `puzzlebook::unsolved!()`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stub_names_its_exercise() {
+        fn exercise_03_2() -> i64 {
+            crate::unsolved!()
+        }
+        let panic = std::panic::catch_unwind(exercise_03_2).unwrap_err();
+        let message = panic.downcast_ref::<String>().unwrap();
+        assert!(
+            message.starts_with("exercise 03-2 is not solved yet"),
+            "{message}"
+        );
+        assert_eq!(
+            unsolved_message("run_user_code_3::here"),
+            "the exercise in `fn run_user_code_3` is not solved yet: write your answer in place of `puzzlebook::unsolved!()`"
+        );
+    }
+
+    /// x and y from 1 to 3, with x < y: three solutions.
+    fn reference(v: &[Int]) -> Vec<Rule> {
+        vec![
+            rule(
+                "the bounds",
+                Bool::and(&[v[0].ge(1), v[0].le(3), v[1].ge(1), v[1].le(3)]),
+            ),
+            rule("x below y", v[0].lt(&v[1])),
+        ]
+    }
+
+    fn exercise() -> Exercise {
+        Exercise::new("t-1", ["x", "y"])
+    }
+
+    #[test]
+    fn the_same_meaning_written_otherwise_is_right() {
+        // (1,2), (1,3), (2,3), written as a list.
+        let v = compare(
+            &exercise(),
+            |v| {
+                let pair = |a: i64, b: i64| Bool::and(&[v[0].eq(a), v[1].eq(b)]);
+                vec![Bool::or(&[pair(1, 2), pair(1, 3), pair(2, 3)])]
+            },
+            reference,
+        );
+        assert_eq!(v, Verdict::Same { solutions: Some(3) });
+        assert_eq!(v.points(2.0, Partial::None), Some(2.0));
+    }
+
+    #[test]
+    fn a_weaker_model_is_shown_what_it_allows_and_what_that_breaks() {
+        // x <= y also allows (1,1), (2,2), (3,3); the smallest is (1,1).
+        let v = compare(
+            &exercise(),
+            |v| vec![v[0].ge(1), v[1].le(3), v[0].le(&v[1])],
+            reference,
+        );
+        let Verdict::Differs {
+            allowed: Some(w),
+            ruled_out: None,
+        } = &v
+        else {
+            panic!("{v:?}");
+        };
+        assert_eq!(w.values, [1, 1]);
+        assert_eq!(w.shown, "x=1, y=1");
+        assert_eq!(w.breaks, ["x below y"]);
+        assert_eq!(v.points(2.0, Partial::None), Some(0.0));
+        assert_eq!(v.points(2.0, Partial::PerSide), Some(1.0));
+        let text = v.to_string();
+        assert!(
+            text.contains(
+                "your model allows x=1, y=1, which the reference rules out (it breaks x below y)"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_stronger_model_is_shown_the_solution_it_rules_out() {
+        // y = x + 1 rules out (1,3).
+        let v = compare(
+            &exercise().shown_as(|n, x| format!("{n}:{x}")),
+            |v| vec![v[0].ge(1), v[1].le(3), v[1].eq(&v[0] + 1)],
+            reference,
+        );
+        let Verdict::Differs {
+            allowed: None,
+            ruled_out: Some(w),
+        } = &v
+        else {
+            panic!("{v:?}");
+        };
+        assert_eq!(w.shown, "x:1, y:3");
+        assert_eq!(w.breaks, ["your constraint 3"]);
+        assert!(v
+            .to_string()
+            .contains("rules out x:1, y:3, which is a solution (your constraint 3 fails there)"));
+    }
+
+    #[test]
+    fn variables_of_the_student_s_own_are_projected_away() {
+        // z is the student's helper: x < y exactly when some z > 0 has x + z = y.
+        let v = compare(
+            &exercise(),
+            |v| {
+                let z = Int::new_const("z");
+                vec![v[0].ge(1), v[1].le(3), z.gt(0), (&v[0] + &z).eq(&v[1])]
+            },
+            reference,
+        );
+        assert_eq!(v, Verdict::Same { solutions: Some(3) });
+    }
+
+    #[test]
+    fn infinite_sets_are_compared_by_two_queries() {
+        let ex = exercise().listing_up_to(5);
+        // x < y over all integers, two ways.
+        let right = compare(
+            &ex,
+            |v| vec![(&v[0] + 1).le(&v[1])],
+            |v| vec![rule("x below y", v[0].lt(&v[1]))],
+        );
+        assert_eq!(right, Verdict::Same { solutions: None });
+        let wrong = compare(
+            &ex,
+            |v| vec![v[0].le(&v[1])],
+            |v| vec![rule("x below y", v[0].lt(&v[1]))],
+        );
+        let Verdict::Differs {
+            allowed: Some(w),
+            ruled_out: None,
+        } = &wrong
+        else {
+            panic!("{wrong:?}");
+        };
+        assert_eq!(
+            w.values[0], w.values[1],
+            "a witness of x <= y that is not x < y"
+        );
+        assert_eq!(w.breaks, ["x below y"]);
+    }
+
+    #[test]
+    fn unknown_is_not_graded_and_never_wrong() {
+        // A nonlinear question with a 1 ms limit: Z3 gives up ("timeout" or
+        // "canceled"), and the verdict says so.
+        let ex = Exercise::new("t-2", ["x", "y", "z"])
+            .listing_up_to(0)
+            .timeout_ms(1);
+        let cube = |v: &[Int]| {
+            let c = |x: &Int| x * x * x;
+            vec![
+                v[0].gt(0),
+                v[1].gt(0),
+                v[2].gt(0),
+                (c(&v[0]) + c(&v[1])).eq(c(&v[2])),
+            ]
+        };
+        let v = compare(&ex, cube, |v| {
+            cube(v).into_iter().map(|c| rule("c", c)).collect()
+        });
+        let Verdict::NotGraded { reason } = &v else {
+            panic!("{v:?}");
+        };
+        assert!(reason.starts_with("Z3 could not decide"), "{reason}");
+        assert_eq!(v.points(2.0, Partial::PerSide), None);
+        assert!(v.to_string().contains("does not mean your answer is wrong"));
+    }
+}
