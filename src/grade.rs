@@ -252,7 +252,7 @@ pub fn compare(
     let theirs = student(&vars);
     let ours: Vec<Rule> = reference(&vars);
     let ours_holds: Vec<Bool> = ours.iter().map(|r| r.holds.clone()).collect();
-    match compare_sets(exercise, &vars, &theirs, &ours_holds) {
+    match compare_by_listing(exercise, &vars, &theirs, &ours_holds) {
         Ok(Some(verdict)) => verdict.described(exercise, &vars, &theirs, &ours),
         Ok(None) => match compare_by_queries(exercise, &vars, &theirs, &ours_holds) {
             Ok(verdict) => verdict.described(exercise, &vars, &theirs, &ours),
@@ -262,9 +262,38 @@ pub fn compare(
     }
 }
 
+/// Compares two finite sets that a plain-Rust answer computes (the pairs a
+/// prune keeps, the sequences a search finds), each element as its numbers;
+/// `show` writes an element for the feedback. The witnesses are the smallest
+/// element each side has and the other lacks.
+pub fn compare_sets(
+    student: impl IntoIterator<Item = Vec<i64>>,
+    reference: impl IntoIterator<Item = Vec<i64>>,
+    show: impl Fn(&[i64]) -> String,
+) -> Verdict {
+    let theirs: BTreeSet<Vec<i64>> = student.into_iter().collect();
+    let ours: BTreeSet<Vec<i64>> = reference.into_iter().collect();
+    if theirs == ours {
+        return Verdict::Same {
+            solutions: Some(ours.len()),
+        };
+    }
+    let witness = |v: Option<&Vec<i64>>| {
+        v.map(|v| Witness {
+            values: v.clone(),
+            shown: show(v),
+            breaks: Vec::new(),
+        })
+    };
+    Verdict::Differs {
+        allowed: witness(theirs.difference(&ours).next()),
+        ruled_out: witness(ours.difference(&theirs).next()),
+    }
+}
+
 /// Both sides listed, when each has at most `limit` solutions; `None` when
 /// one has more.
-fn compare_sets(
+fn compare_by_listing(
     exercise: &Exercise,
     vars: &[Int],
     student: &[Bool],
@@ -447,6 +476,27 @@ fn unsolved_message(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finite_sets_are_compared_with_the_smallest_witness_of_each_side() {
+        let pair = |v: &[i64]| format!("({}, {})", v[0], v[1]);
+        let right = compare_sets([vec![2, 3], vec![1, 4]], [vec![1, 4], vec![2, 3]], pair);
+        assert_eq!(right, Verdict::Same { solutions: Some(2) });
+        let wrong = compare_sets(
+            [vec![1, 4], vec![5, 5], vec![3, 3]],
+            [vec![1, 4], vec![2, 3]],
+            pair,
+        );
+        let text = wrong.to_string();
+        assert!(
+            text.contains("your model allows (3, 3), which the reference rules out;"),
+            "{text}"
+        );
+        assert!(
+            text.contains("your model rules out (2, 3), which is a solution;"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn the_stub_names_its_exercise() {
