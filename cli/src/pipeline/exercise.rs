@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
+use serde_json::Value;
 use thiserror::Error;
 
 use super::notebook::{CellKind, Notebook, NotebookCell};
@@ -188,6 +189,48 @@ pub fn clear_hidden_tests(source: &str) -> Result<String, String> {
     Ok(out.join("\n"))
 }
 
+/// nbgrader's `LockCells` with its defaults: solution cells cannot be
+/// deleted; test cells and locked cells cannot be deleted or edited.
+fn lock(cell: &mut NotebookCell, meta: &Nbgrader) {
+    let (deletable, editable) = if meta.solution {
+        (false, None)
+    } else if meta.grade || meta.locked {
+        (false, Some(false))
+    } else {
+        return;
+    };
+    cell.set_metadata("deletable", Value::Bool(deletable));
+    if let Some(e) = editable {
+        cell.set_metadata("editable", Value::Bool(e));
+    }
+}
+
+/// nbgrader's `compute_checksum`: MD5 over the source, the cell type, whether
+/// it is a test, a solution and locked (Python's `True`/`False`), its
+/// `grade_id`, and for a test its points as Python prints a float. `grade`
+/// can check a submission's locked cells against it.
+pub fn checksum(cell: &NotebookCell, meta: &Nbgrader, locked: bool) -> String {
+    use md5::{Digest, Md5};
+    let python = |b: bool| if b { "True" } else { "False" };
+    let kind = match cell.kind {
+        CellKind::Code => "code",
+        CellKind::Markdown => "markdown",
+        CellKind::Raw => "raw",
+    };
+    let mut m = Md5::new();
+    m.update(cell.source.as_bytes());
+    m.update(kind.as_bytes());
+    m.update(python(meta.grade).as_bytes());
+    m.update(python(meta.solution).as_bytes());
+    m.update(python(locked).as_bytes());
+    m.update(meta.grade_id.as_bytes());
+    if meta.grade {
+        // Python's str(float): 2 → "2.0", 1.5 → "1.5", as Rust's `{:?}`.
+        m.update(format!("{:?}", meta.points.unwrap_or(0.0)).as_bytes());
+    }
+    m.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The student release of a teacher's notebook: solutions replaced by
 /// [`STUB`], hidden tests removed, the outputs of solution and test cells
 /// cleared; every other cell as it was, outputs included.
@@ -215,6 +258,20 @@ pub fn release(nb: &Notebook) -> Result<Notebook, ExerciseError> {
             cell.outputs.clear();
             cell.hash = None;
         }
+        lock(cell, &meta);
+        let locked = !meta.solution && (meta.grade || meta.locked);
+        if meta.grade || meta.solution || locked {
+            let sum = checksum(cell, &meta, locked);
+            let kind = match cell.kind {
+                CellKind::Code => "code",
+                CellKind::Markdown => "markdown",
+                CellKind::Raw => "raw",
+            };
+            if let Some(Value::Object(n)) = cell.metadata_mut("nbgrader") {
+                n.insert("checksum".into(), Value::String(sum));
+                n.insert("cell_type".into(), Value::String(kind.into()));
+            }
+        }
     }
     // Hidden tests outside any exercise cell would be shown to students.
     for (i, cell) in out.cells.iter().enumerate() {
@@ -234,7 +291,7 @@ pub fn release(nb: &Notebook) -> Result<Notebook, ExerciseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{json, Value};
+    use serde_json::json;
 
     #[test]
     fn a_solution_region_becomes_the_stub_at_its_indentation() {
@@ -318,6 +375,34 @@ mod tests {
         assert!(student.cells[1].outputs.is_empty() && student.cells[2].outputs.is_empty());
         let json = student.to_json();
         assert!(!json.contains("42") && !json.contains("HIDDEN"), "{json}");
+    }
+
+    #[test]
+    fn checksums_are_nbgrader_s() {
+        // The expected values are nbgrader 0.9.6's `compute_checksum` of the
+        // same cells.
+        let cell = |source: &str| NotebookCell::new(CellKind::Code, source);
+        let meta = |v: Value| Nbgrader::deserialize(v).unwrap();
+        let test =
+            meta(json!({"grade_id": "01-1-test", "grade": true, "points": 2, "locked": true}));
+        assert_eq!(
+            checksum(&cell("assert!(exercise_01_1() > 0);"), &test, true),
+            "90bce35a61312b92a72fd3773fe97f0d"
+        );
+        let solution = meta(json!({"grade_id": "01-1", "solution": true}));
+        assert_eq!(
+            checksum(
+                &cell("fn exercise_01_1() -> i64 {\n    puzzlebook::unsolved!()\n}"),
+                &solution,
+                false
+            ),
+            "5f920e06a3f9cc7ad66b65b93418fa2f"
+        );
+        let fixed = meta(json!({"grade_id": "fixed", "locked": true}));
+        assert_eq!(
+            checksum(&cell("let shown = 1;"), &fixed, true),
+            "12b292b59ee5c4c33c378886d87f8530"
+        );
     }
 
     #[test]

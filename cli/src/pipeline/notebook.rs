@@ -363,6 +363,23 @@ impl NotebookCell {
         self.raw.get("metadata").and_then(|m| m.get(key))
     }
 
+    /// `metadata.<key>`, to change metadata the pipeline does not model.
+    pub fn metadata_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.raw.get_mut("metadata").and_then(|m| m.get_mut(key))
+    }
+
+    /// Sets `metadata.<key>`.
+    pub fn set_metadata(&mut self, key: &str, value: Value) {
+        if let Some(obj) = self.raw.as_object_mut() {
+            let meta = obj
+                .entry("metadata")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(m) = meta.as_object_mut() {
+                m.insert(key.into(), value);
+            }
+        }
+    }
+
     /// A new cell (used by tests and tools that write notebooks).
     pub fn new(kind: CellKind, source: &str) -> NotebookCell {
         let cell_type = match kind {

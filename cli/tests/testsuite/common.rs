@@ -60,6 +60,23 @@ pub fn python() -> &'static Path {
     })
 }
 
+/// The `bin` folder of the environment with nbgrader in it (`setup-venv
+/// nbgrader`, made once).
+pub fn nbgrader_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let out = Command::new(cli_dir().join("tests/kernel/setup-venv"))
+            .arg("nbgrader")
+            .output()
+            .expect("cli/tests/kernel/setup-venv runs");
+        let python = ok(
+            out,
+            "cli/tests/kernel/setup-venv nbgrader (python3 -m venv, pip install)",
+        );
+        PathBuf::from(python.trim()).parent().unwrap().to_path_buf()
+    })
+}
+
 /// `c` with the environment a user's shell gives, as Jupyter starts a kernel
 /// from it: without what `cargo test` adds for its test binaries. Above all
 /// `LD_LIBRARY_PATH`, which names the workspace's `target/debug/deps` and

@@ -179,7 +179,7 @@ fn wrong_answers() -> Vec<WrongAnswer> {
 
 /// The notebook's JSON with the solution region of `exercise` (in its
 /// solution cell) replaced by `body`, indented as the region was.
-fn with_answer(notebook: &str, exercise: &str, body: &str) -> String {
+pub(crate) fn with_answer(notebook: &str, exercise: &str, body: &str) -> String {
     let mut nb: serde_json::Value = serde_json::from_str(notebook).unwrap();
     let cell = nb["cells"]
         .as_array_mut()
@@ -240,6 +240,103 @@ fn every_typical_wrong_answer_fails_its_test_with_a_witness() {
                 a.stem,
                 a.exercise
             );
+        }
+    }
+}
+
+/// Arrays of strings (nbformat's multiline text) joined, recursively, so that
+/// two writers' line splits compare equal.
+fn joined_lines(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_string) => {
+            *v = Value::String(items.iter().map(|s| s.as_str().unwrap()).collect());
+        }
+        Value::Array(items) => items.iter_mut().for_each(joined_lines),
+        Value::Object(map) => map.values_mut().for_each(joined_lines),
+        _ => {}
+    }
+}
+
+#[test]
+fn nbgrader_writes_the_same_student_notebooks_as_release() {
+    let bin = crate::common::nbgrader_bin();
+    let course = tempfile::tempdir().unwrap();
+    let source = course.path().join("source/chapters");
+    std::fs::create_dir_all(&source).unwrap();
+    let mut names = Vec::new();
+    for e in std::fs::read_dir(crate::common::root_dir().join("notebooks")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, source.join(p.file_name().unwrap())).unwrap();
+        names.push(p.file_name().unwrap().to_owned());
+    }
+    names.sort();
+    // nbgrader's defaults, but for the language's stub, and outputs kept
+    // (ClearOutput would clear every cell's; release clears only the
+    // exercises', compared below).
+    std::fs::write(
+        course.path().join("nbgrader_config.py"),
+        format!(
+            "c = get_config()\nc.CourseDirectory.root = {:?}\nc.ClearSolutions.code_stub = {{\"rust\": \"puzzlebook::unsolved!()\"}}\nc.ClearOutput.enabled = False\n",
+            course.path().display().to_string()
+        ),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = std::process::Command::new(bin.join("nbgrader"))
+        .args(["generate_assignment", "chapters", "--force"])
+        .current_dir(course.path())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "nbgrader generate_assignment: {}",
+        text(&o.stderr)
+    );
+
+    let ours = course.path().join("ours");
+    let o = crate::common::puzzlebook(&["exercises", "release", "--root"])
+        .arg(crate::common::root_dir())
+        .arg("--out")
+        .arg(&ours)
+        .output()
+        .unwrap();
+    crate::common::ok(o, "puzzlebook exercises release");
+
+    for name in &names {
+        let read = |p: std::path::PathBuf| -> serde_json::Value {
+            let mut v = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            joined_lines(&mut v);
+            v
+        };
+        let mut theirs = read(course.path().join("release/chapters").join(name));
+        let ours = read(ours.join(name));
+        // The one difference asked for: an exercise cell's outputs, and the
+        // hash and count that go with them, are cleared.
+        for cell in theirs["cells"].as_array_mut().unwrap() {
+            let n = &cell["metadata"]["nbgrader"];
+            if n["solution"] == true || n["grade"] == true {
+                cell["outputs"] = serde_json::json!([]);
+                cell["execution_count"] = serde_json::Value::Null;
+                cell["metadata"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("puzzlebook");
+            }
+        }
+        assert_eq!(theirs["metadata"], ours["metadata"], "{name:?}");
+        let (a, b) = (
+            theirs["cells"].as_array().unwrap(),
+            ours["cells"].as_array().unwrap(),
+        );
+        assert_eq!(a.len(), b.len(), "{name:?}");
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            assert_eq!(x, y, "{name:?}, cell {}: nbgrader's, then ours", i + 1);
         }
     }
 }

@@ -21,6 +21,7 @@ use puzzlebook_cli::engine::BuildDirLock;
 use puzzlebook_cli::kernel::LOADING_NOTE;
 use puzzlebook_cli::pipeline::io::load_notebook;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -836,4 +837,170 @@ fn a_crash_loses_no_earlier_variable_and_a_question_mark_error_fails_its_cell() 
         "{seen:#}"
     );
     assert_eq!(cells[2]["status"], "error", "{seen:#}");
+}
+
+#[test]
+fn a_released_chapter_runs_in_jupyter_and_stops_only_at_its_exercises() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let jupyter = Jupyter::new();
+    let out = tempfile::tempdir().unwrap();
+    ok(
+        puzzlebook(&["exercises", "release", "--root"])
+            .arg(root_dir())
+            .arg("--out")
+            .arg(out.path())
+            .output()
+            .unwrap(),
+        "puzzlebook exercises release",
+    );
+    // The released copies live outside the checkout: their `:dep` names it.
+    let mut released: Vec<PathBuf> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    released.sort();
+    assert_eq!(released.len(), 4, "{released:?}");
+    for nb in &released {
+        let text = std::fs::read_to_string(nb).unwrap();
+        let pinned = text.replace(
+            r#"path = \"..\""#,
+            &format!(r#"path = \"{}\""#, root_dir().display()),
+        );
+        assert_ne!(
+            pinned,
+            text,
+            "{} has no `:dep … path = \"..\"`",
+            nb.display()
+        );
+        std::fs::write(nb, pinned).unwrap();
+    }
+    let executed = jupyter.execute_with(&["--allow-errors"], &released);
+    for nb in &released {
+        let teacher = read_json(&root_dir().join("notebooks").join(nb.file_name().unwrap()));
+        let ran = read_json(&executed.join(nb.file_name().unwrap()));
+        // The cells that call an exercise, from the teacher's metadata: its
+        // test cells, each with the exercise it tests.
+        let mut tests = BTreeMap::new();
+        for c in teacher["cells"].as_array().unwrap() {
+            let meta = &c["metadata"]["nbgrader"];
+            if meta["grade"] == true {
+                let id = meta["grade_id"].as_str().unwrap();
+                let exercise = id.strip_suffix("-test").unwrap_or(id).to_string();
+                tests.insert(
+                    c["metadata"]["name"].as_str().unwrap().to_string(),
+                    exercise,
+                );
+            }
+        }
+        assert!(!tests.is_empty(), "{} has no exercise", nb.display());
+        let code = ran["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["cell_type"] == "code");
+        for c in code {
+            let name = c["metadata"]["name"].as_str().unwrap_or("(unnamed)");
+            let said = c["outputs"].to_string();
+            let failed = c["outputs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|o| o["output_type"] == "error");
+            match tests.get(name) {
+                // The stub stops the test cell with the exercise's name. (The
+                // kernel does not yet make a panic an error: README.)
+                Some(exercise) => assert!(
+                    said.contains(&format!("exercise {exercise} is not solved yet")),
+                    "{}: {name}: {said}",
+                    nb.display()
+                ),
+                None => assert!(
+                    !failed && !said.contains("panicked at"),
+                    "{}: {name} failed: {said}",
+                    nb.display()
+                ),
+            }
+        }
+    }
+}
+
+#[test]
+fn nbgrader_autogrades_the_reference_solutions_with_full_marks_through_the_kernel() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let jupyter = Jupyter::new();
+    let bin = crate::common::nbgrader_bin();
+    let course = tempfile::tempdir().unwrap();
+    // The teacher's notebooks as the course's source, and as one student's
+    // submission; outside the checkout, so their `:dep` names it.
+    let mut points = 0.0;
+    for dir in ["source/chapters", "submitted/reference/chapters"] {
+        std::fs::create_dir_all(course.path().join(dir)).unwrap();
+    }
+    for e in std::fs::read_dir(root_dir().join("notebooks")).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap().replace(
+            r#"path = \"..\""#,
+            &format!(r#"path = \"{}\""#, root_dir().display()),
+        );
+        let nb: Value = serde_json::from_str(&text).unwrap();
+        for c in nb["cells"].as_array().unwrap() {
+            if c["metadata"]["nbgrader"]["grade"] == true {
+                points += c["metadata"]["nbgrader"]["points"].as_f64().unwrap();
+            }
+        }
+        for dir in ["source/chapters", "submitted/reference/chapters"] {
+            std::fs::write(course.path().join(dir).join(p.file_name().unwrap()), &text).unwrap();
+        }
+    }
+    assert!(points >= 8.0, "{points}");
+    std::fs::write(
+        course.path().join("nbgrader_config.py"),
+        format!(
+            "c = get_config()\nc.CourseDirectory.root = {:?}\nc.ClearSolutions.code_stub = {{\"rust\": \"puzzlebook::unsolved!()\"}}\n\
+             c.Execute.kernel_name = \"puzzlebook\"\nc.Execute.timeout = 1800\n",
+            course.path().display().to_string()
+        ),
+    )
+    .unwrap();
+    let nbgrader = |args: &[&str]| {
+        let mut c = jupyter.in_this_world(Command::new(bin.join("nbgrader")));
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let o = c
+            .args(args)
+            .current_dir(course.path())
+            .env("PATH", path)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "nbgrader {args:?}:\n{}\n{}",
+            text(&o.stdout),
+            text(&o.stderr)
+        );
+    };
+    nbgrader(&["generate_assignment", "chapters", "--force"]);
+    nbgrader(&["autograde", "chapters", "--create", "--force"]);
+    nbgrader(&["export", "--to", "grades.csv"]);
+    let csv = std::fs::read_to_string(course.path().join("grades.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("{name} in {header:?}"))
+    };
+    let row: Vec<&str> = lines
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .find(|r| r[col("student_id")] == "reference")
+        .unwrap_or_else(|| panic!("no row for the reference in {csv}"));
+    let (score, max) = (
+        row[col("score")].parse::<f64>().unwrap(),
+        row[col("max_score")].parse::<f64>().unwrap(),
+    );
+    assert_eq!((score, max), (points, points), "{csv}");
 }
