@@ -1,8 +1,8 @@
 //! The process that runs a notebook's cells: evcxr starts this binary again
 //! as its child (with `EVCXR_IS_RUNTIME` set), and before evcxr's runtime
 //! takes over, [`hook`] gives it a memory limit, marks a cell whose `?`
-//! returned an error (which evcxr itself reports as a success), and ends it
-//! when the runner or kernel that started it has gone.
+//! returned an error or that panicked (both of which evcxr itself reports as
+//! a success), and ends it when the runner or kernel that started it has gone.
 
 use std::io::{BufRead, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -13,13 +13,46 @@ pub const MEMORY_VAR: &str = "PUZZLEBOOK_CELL_MEMORY_BYTES";
 
 /// The MIME type of the mark a cell's outputs carry when its `?` returned an
 /// error. The runner and the kernel remove it and fail the cell.
-pub const USER_ERROR_MIME: &str = "application/x-puzzlebook-cell-error";
+const USER_ERROR_MIME: &str = "application/x-puzzlebook-cell-error";
+
+/// The MIME type of the mark a cell's outputs carry when it panicked.
+const PANIC_MIME: &str = "application/x-puzzlebook-cell-panic";
 
 /// The line evcxr's generated code prints on standard output after a cell's
 /// `?` returned an error (its `EvcxrUserCodeError`'s `From`, which first
 /// prints the error on standard error). evcxr reads it, forgets the cell's
 /// new variables and reports success.
 const EVCXR_USER_ERROR: &[u8] = b"EVCXR_ERROR_OCCURRED\n";
+
+/// The line evcxr's generated code prints on standard output after it caught
+/// a cell's panic (its `catch_unwind`; the panic's message went to standard
+/// error first). evcxr reads it, forgets the cell's new variables and
+/// reports success.
+const EVCXR_PANIC: &[u8] = b"EVCXR_PANIC_NOTIFICATION\n";
+
+/// Why a cell that evcxr reports as a success failed: the mark
+/// [`copy_marking`] put in its outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellMark {
+    /// Its `?` returned an error, which evcxr printed on standard error.
+    UserError,
+    /// It panicked; the panic's message is on standard error.
+    Panic,
+}
+
+impl CellMark {
+    /// Removes every mark from a cell's outputs and returns the first, if
+    /// any: the runner, the kernel and the replay call this on each result.
+    pub fn take(outputs: &mut evcxr::EvalOutputs) -> Option<CellMark> {
+        let error = outputs.content_by_mime_type.remove(USER_ERROR_MIME);
+        let panic = outputs.content_by_mime_type.remove(PANIC_MIME);
+        match (error, panic) {
+            (Some(_), _) => Some(CellMark::UserError),
+            (None, Some(_)) => Some(CellMark::Panic),
+            (None, None) => None,
+        }
+    }
+}
 
 /// Call first in `main`, before `evcxr::runtime_hook()`. In evcxr's child it
 /// sets the memory limit ([`MEMORY_VAR`]), starts [`mark_user_errors`] and
@@ -59,12 +92,21 @@ fn limit_memory(bytes: u64) {
     }
 }
 
+impl std::fmt::Display for CellMark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            CellMark::UserError => "its `?` returned an error",
+            CellMark::Panic => "it panicked",
+        })
+    }
+}
+
 /// Puts a pipe between this process's standard output and evcxr, and a
 /// thread that copies it through line by line. Before evcxr's user-error
-/// line it adds an empty rich-output block of type [`USER_ERROR_MIME`], which
-/// evcxr hands back in the cell's outputs as it does any `EVCXR_BEGIN_CONTENT`
-/// block: so the cell's result itself says that its `?` returned an error,
-/// with nothing left to timing.
+/// line it adds an empty rich-output block of type [`USER_ERROR_MIME`], and
+/// after its panic line one of type [`PANIC_MIME`]; evcxr hands either back
+/// in the cell's outputs as it does any `EVCXR_BEGIN_CONTENT` block. So the
+/// cell's result itself says that it failed, with nothing left to timing.
 fn mark_user_errors() -> std::io::Result<()> {
     let mut fds = [0; 2];
     // SAFETY: pipe writes two descriptors into the array it is given; dup and
@@ -91,8 +133,11 @@ fn mark_user_errors() -> std::io::Result<()> {
     Ok(())
 }
 
-/// Copies `from` to `to` line by line, flushing each, with the mark before
-/// every user-error line.
+/// Copies `from` to `to` line by line, flushing each, with a mark before
+/// every user-error line and after every panic line. The panic's mark comes
+/// after, not before: a panic in the middle of a rich-output block ends
+/// that block at evcxr's panic line, and a mark before it would be read as
+/// the block's content.
 fn copy_marking(mut from: impl BufRead, mut to: impl Write) -> std::io::Result<()> {
     let mut line = Vec::new();
     loop {
@@ -107,6 +152,9 @@ fn copy_marking(mut from: impl BufRead, mut to: impl Write) -> std::io::Result<(
             )?;
         }
         to.write_all(&line)?;
+        if line == EVCXR_PANIC {
+            write!(to, "EVCXR_BEGIN_CONTENT {PANIC_MIME}\nEVCXR_END_CONTENT\n")?;
+        }
         to.flush()?;
     }
 }
@@ -137,6 +185,44 @@ mod tests {
         let mut out = Vec::new();
         copy_marking("say EVCXR_ERROR_OCCURRED\n".as_bytes(), &mut out).unwrap();
         assert_eq!(out, b"say EVCXR_ERROR_OCCURRED\n");
+    }
+
+    #[test]
+    fn the_panic_line_gets_a_mark_after_it() {
+        let input = "EVCXR_BEGIN_CONTENT text/plain\nhalf\nEVCXR_PANIC_NOTIFICATION\nEVCXR_EXECUTION_COMPLETE\n";
+        let mut out = Vec::new();
+        copy_marking(input.as_bytes(), &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!(
+                "EVCXR_BEGIN_CONTENT text/plain\nhalf\nEVCXR_PANIC_NOTIFICATION\n\
+                 EVCXR_BEGIN_CONTENT {PANIC_MIME}\nEVCXR_END_CONTENT\nEVCXR_EXECUTION_COMPLETE\n"
+            )
+        );
+    }
+
+    #[test]
+    fn taking_the_marks_removes_both_and_names_the_first() {
+        let mut outputs = evcxr::EvalOutputs::new();
+        assert_eq!(CellMark::take(&mut outputs), None);
+        outputs
+            .content_by_mime_type
+            .insert(PANIC_MIME.into(), String::new());
+        outputs
+            .content_by_mime_type
+            .insert("text/plain".into(), "kept".into());
+        assert_eq!(CellMark::take(&mut outputs), Some(CellMark::Panic));
+        outputs
+            .content_by_mime_type
+            .insert(USER_ERROR_MIME.into(), String::new());
+        outputs
+            .content_by_mime_type
+            .insert(PANIC_MIME.into(), String::new());
+        assert_eq!(CellMark::take(&mut outputs), Some(CellMark::UserError));
+        assert_eq!(
+            outputs.content_by_mime_type.keys().collect::<Vec<_>>(),
+            ["text/plain"]
+        );
     }
 
     #[test]

@@ -65,17 +65,13 @@ impl Session {
         for (count, code) in &self.cells {
             let count = *count;
             match ctx.execute(code) {
-                Ok(outputs)
-                    if !outputs
-                        .content_by_mime_type
-                        .contains_key(crate::cell_process::USER_ERROR_MIME) =>
-                {
-                    counts.push(count)
-                }
-                Ok(_) => {
-                    failed = Some((count, "its `?` returned an error".to_string()));
-                    break;
-                }
+                Ok(mut outputs) => match crate::cell_process::CellMark::take(&mut outputs) {
+                    None => counts.push(count),
+                    Some(mark) => {
+                        failed = Some((count, mark.to_string()));
+                        break;
+                    }
+                },
                 Err(e) => {
                     failed = Some((count, crate::ansi::strip_ansi(&e.to_string())));
                     break;

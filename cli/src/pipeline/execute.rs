@@ -8,7 +8,7 @@ use thiserror::Error;
 
 use super::notebook::{CodeCell, Notebook, Output};
 use crate::ansi::strip_ansi;
-use crate::cell_process::{out_of_memory, USER_ERROR_MIME};
+use crate::cell_process::{out_of_memory, CellMark};
 use crate::engine::{EngineError, EngineScope};
 use crate::hints::Z3Watch;
 use crate::limits::memory_text;
@@ -253,7 +253,35 @@ pub fn run_started(
 ) -> Result<Vec<Vec<Output>>, ExecError> {
     let mut engine = started.0;
     engine.prime().map_err(ExecError::engine(label))?;
-    run_cells(engine, nb, label, limits, progress)
+    first_failure(run_cells(engine, nb, label, limits, progress, false))
+}
+
+/// Each code cell's outputs or why it failed, in order, from a run that
+/// went on past failing cells ([`run_started_past_failures`]). A cell that
+/// stopped the run (a timeout, the memory limit, an interrupt) is the last:
+/// the cells after it did not run.
+pub type CellResults = Vec<Result<Vec<Output>, ExecError>>;
+
+/// As [`run_started`], but a cell that fails to compile, panics or returns
+/// an error from `?` does not stop the run, as nbgrader's autograder runs
+/// a submission: each cell's result is kept, and the later cells run (those
+/// that used the failed cell's variables fail in turn). A timeout, the
+/// memory limit or an interrupt still ends the run.
+pub fn run_started_past_failures(
+    started: Started,
+    nb: &Notebook,
+    label: &str,
+    limits: CellLimits,
+    progress: &mut impl FnMut(Progress<'_>),
+) -> Result<CellResults, ExecError> {
+    let mut engine = started.0;
+    engine.prime().map_err(ExecError::engine(label))?;
+    Ok(run_cells(engine, nb, label, limits, progress, true))
+}
+
+/// The cells' outputs, or the first cell's failure.
+pub fn first_failure(cells: CellResults) -> Result<Vec<Vec<Output>>, ExecError> {
+    cells.into_iter().collect()
 }
 
 /// A started evcxr context and the readers of what its cells print.
@@ -332,19 +360,21 @@ impl Engine {
                 CellFailure::Failed(message)
             }
         })?;
-        if evaluated
-            .content_by_mime_type
-            .remove(USER_ERROR_MIME)
-            .is_some()
-        {
-            return Err(CellFailure::Failed(user_error_message(&stderr)));
+        match CellMark::take(&mut evaluated) {
+            Some(CellMark::UserError) => {
+                return Err(CellFailure::Failed(user_error_message(&stderr)))
+            }
+            Some(CellMark::Panic) => return Err(CellFailure::Failed(panic_message(&stderr))),
+            None => {}
         }
         let stats = CellStats {
             elapsed,
             compiles: compiles(evaluated.phases.iter().map(|p| p.name.as_str())),
         };
-        if let Some(p) = stderr.iter().position(|l| l.contains("panicked at")) {
-            return Err(CellFailure::Failed(stderr[p..].join("\n")));
+        // A panic that evcxr did not catch, such as one in a thread the cell
+        // started, is seen only on standard error.
+        if stderr.iter().any(|l| l.contains("panicked at")) {
+            return Err(CellFailure::Failed(panic_message(&stderr)));
         }
         Ok((outputs(stdout, stderr, evaluated), stats))
     }
@@ -377,6 +407,15 @@ pub fn user_error_message(stderr: &[String]) -> String {
         "the cell's `?` returned an error".to_string()
     } else {
         format!("the cell's `?` returned an error: {printed}")
+    }
+}
+
+/// What a cell that panicked failed with: the panic's message, which Rust
+/// printed on the cell's standard error from its "panicked at" line on.
+pub fn panic_message(stderr: &[String]) -> String {
+    match stderr.iter().position(|l| l.contains("panicked at")) {
+        Some(p) => stderr[p..].join("\n").trim_end().to_string(),
+        None => "the cell panicked".to_string(),
     }
 }
 
@@ -442,13 +481,17 @@ fn outputs(stdout: Vec<String>, stderr: Vec<String>, value: evcxr::EvalOutputs) 
     outputs
 }
 
+/// Runs `nb`'s code cells in order, each one's result in the list. The first
+/// failure ends the run, unless `past_failures` and the cell only failed
+/// (did not compile, panicked, or its `?` returned an error).
 fn run_cells(
     mut engine: Engine,
     nb: &Notebook,
     label: &str,
     limits: CellLimits,
     progress: &mut impl FnMut(Progress<'_>),
-) -> Result<Vec<Vec<Output>>, ExecError> {
+    past_failures: bool,
+) -> CellResults {
     let total = nb.code_cells().count();
     let mut all = Vec::with_capacity(total);
     let mut z3 = Z3Watch::default();
@@ -459,30 +502,37 @@ fn run_cells(
             index,
             name: &code.name,
         });
-        let (outputs, stats) = match engine.run(&cell.source, limits.timeout) {
-            Ok(done) => done,
+        let failure = match engine.run(&cell.source, limits.timeout) {
+            Ok(done) => Ok(done),
             Err(CellFailure::Failed(message)) => {
                 let mut message = strip_ansi(message.trim_end());
                 if let Some(note) = z3.failed(&message) {
                     message.push('\n');
                     message.push_str(&note);
                 }
-                return Err(ExecError::Cell { at: at(), message });
+                Err(ExecError::Cell { at: at(), message })
             }
-            Err(CellFailure::OutOfMemory(message)) => {
-                return Err(ExecError::Memory {
-                    at: at(),
-                    limit: limits.memory.map_or("none".into(), memory_text),
-                    message: strip_ansi(message.trim_end()),
-                })
+            Err(CellFailure::OutOfMemory(message)) => Err(ExecError::Memory {
+                at: at(),
+                limit: limits.memory.map_or("none".into(), memory_text),
+                message: strip_ansi(message.trim_end()),
+            }),
+            Err(CellFailure::Timeout) => Err(ExecError::Timeout {
+                at: at(),
+                seconds: limits.timeout.as_secs(),
+            }),
+            Err(CellFailure::Interrupted) => Err(ExecError::Interrupted { at: at() }),
+        };
+        let (outputs, stats) = match failure {
+            Ok(done) => done,
+            Err(e) => {
+                let goes_on = past_failures && matches!(e, ExecError::Cell { .. });
+                all.push(Err(e));
+                if goes_on {
+                    continue;
+                }
+                return all;
             }
-            Err(CellFailure::Timeout) => {
-                return Err(ExecError::Timeout {
-                    at: at(),
-                    seconds: limits.timeout.as_secs(),
-                })
-            }
-            Err(CellFailure::Interrupted) => return Err(ExecError::Interrupted { at: at() }),
         };
         if let Some(hint) = z3.succeeded(&engine.ctx, &cell.source) {
             progress(Progress::Z3Values { index, hint: &hint });
@@ -492,9 +542,9 @@ fn run_cells(
             outputs: &outputs,
             stats,
         });
-        all.push(outputs);
+        all.push(Ok(outputs));
     }
-    Ok(all)
+    all
 }
 
 #[cfg(test)]

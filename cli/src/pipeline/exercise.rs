@@ -212,14 +212,9 @@ fn lock(cell: &mut NotebookCell, meta: &Nbgrader) {
 pub fn checksum(cell: &NotebookCell, meta: &Nbgrader, locked: bool) -> String {
     use md5::{Digest, Md5};
     let python = |b: bool| if b { "True" } else { "False" };
-    let kind = match cell.kind {
-        CellKind::Code => "code",
-        CellKind::Markdown => "markdown",
-        CellKind::Raw => "raw",
-    };
     let mut m = Md5::new();
     m.update(cell.source.as_bytes());
-    m.update(kind.as_bytes());
+    m.update(cell.kind.as_str().as_bytes());
     m.update(python(meta.grade).as_bytes());
     m.update(python(meta.solution).as_bytes());
     m.update(python(locked).as_bytes());
@@ -262,11 +257,7 @@ pub fn release(nb: &Notebook) -> Result<Notebook, ExerciseError> {
         let locked = !meta.solution && (meta.grade || meta.locked);
         if meta.grade || meta.solution || locked {
             let sum = checksum(cell, &meta, locked);
-            let kind = match cell.kind {
-                CellKind::Code => "code",
-                CellKind::Markdown => "markdown",
-                CellKind::Raw => "raw",
-            };
+            let kind = cell.kind.as_str();
             if let Some(Value::Object(n)) = cell.metadata_mut("nbgrader") {
                 n.insert("checksum".into(), Value::String(sum));
                 n.insert("cell_type".into(), Value::String(kind.into()));

@@ -77,6 +77,17 @@ pub enum CellKind {
     Raw,
 }
 
+impl CellKind {
+    /// Its nbformat `cell_type`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CellKind::Markdown => "markdown",
+            CellKind::Code => "code",
+            CellKind::Raw => "raw",
+        }
+    }
+}
+
 /// One output of a code cell, as nbformat stores it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Output {
@@ -382,18 +393,13 @@ impl NotebookCell {
 
     /// A new cell (used by tests and tools that write notebooks).
     pub fn new(kind: CellKind, source: &str) -> NotebookCell {
-        let cell_type = match kind {
-            CellKind::Markdown => "markdown",
-            CellKind::Code => "code",
-            CellKind::Raw => "raw",
-        };
         NotebookCell {
             kind,
             source: source.to_string(),
             name: None,
             hash: None,
             outputs: Vec::new(),
-            raw: json!({"cell_type": cell_type, "metadata": {}}),
+            raw: json!({"cell_type": kind.as_str(), "metadata": {}}),
         }
     }
 

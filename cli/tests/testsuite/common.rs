@@ -77,6 +77,22 @@ pub fn nbgrader_bin() -> &'static Path {
     })
 }
 
+/// `nbgrader` from its venv, run in the course folder `course`, with the
+/// venv's `bin` first on `PATH` (nbgrader starts `jupyter` from there).
+pub fn nbgrader(course: &Path) -> Command {
+    let bin = nbgrader_bin();
+    let mut c = Command::new(bin.join("nbgrader"));
+    c.current_dir(course).env(
+        "PATH",
+        format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        ),
+    );
+    c
+}
+
 /// `c` with the environment a user's shell gives, as Jupyter starts a kernel
 /// from it: without what `cargo test` adds for its test binaries. Above all
 /// `LD_LIBRARY_PATH`, which names the workspace's `target/debug/deps` and

@@ -142,14 +142,14 @@ fn a_release_over_the_teacher_s_folder_or_of_a_broken_region_writes_nothing() {
 /// A typical wrong answer from `cli/tests/fixtures/exercises/`: its file is
 /// `<notebook stem>.<exercise>.<what>.rs`; `// expect: …` lines are what the
 /// feedback must say, and the rest replaces the exercise's solution region.
-struct WrongAnswer {
-    stem: String,
-    exercise: String,
-    body: String,
-    expect: Vec<String>,
+pub(crate) struct WrongAnswer {
+    pub(crate) stem: String,
+    pub(crate) exercise: String,
+    pub(crate) body: String,
+    pub(crate) expect: Vec<String>,
 }
 
-fn wrong_answers() -> Vec<WrongAnswer> {
+pub(crate) fn wrong_answers() -> Vec<WrongAnswer> {
     let dir = crate::common::cli_dir().join("tests/fixtures/exercises");
     let mut out: Vec<WrongAnswer> = std::fs::read_dir(&dir)
         .unwrap()
@@ -260,7 +260,6 @@ fn joined_lines(v: &mut serde_json::Value) {
 
 #[test]
 fn nbgrader_writes_the_same_student_notebooks_as_release() {
-    let bin = crate::common::nbgrader_bin();
     let course = tempfile::tempdir().unwrap();
     let source = course.path().join("source/chapters");
     std::fs::create_dir_all(&source).unwrap();
@@ -282,15 +281,8 @@ fn nbgrader_writes_the_same_student_notebooks_as_release() {
         ),
     )
     .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let o = std::process::Command::new(bin.join("nbgrader"))
+    let o = crate::common::nbgrader(course.path())
         .args(["generate_assignment", "chapters", "--force"])
-        .current_dir(course.path())
-        .env("PATH", path)
         .output()
         .unwrap();
     assert!(

@@ -21,7 +21,7 @@ use puzzlebook_cli::engine::BuildDirLock;
 use puzzlebook_cli::kernel::LOADING_NOTE;
 use puzzlebook_cli::pipeline::io::load_notebook;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -907,10 +907,10 @@ fn a_released_chapter_runs_in_jupyter_and_stops_only_at_its_exercises() {
                 .iter()
                 .any(|o| o["output_type"] == "error");
             match tests.get(name) {
-                // The stub stops the test cell with the exercise's name. (The
-                // kernel does not yet make a panic an error: README.)
+                // The stub panics in the test cell with the exercise's name,
+                // and the kernel makes the panic the cell's error.
                 Some(exercise) => assert!(
-                    said.contains(&format!("exercise {exercise} is not solved yet")),
+                    failed && said.contains(&format!("exercise {exercise} is not solved yet")),
                     "{}: {name}: {said}",
                     nb.display()
                 ),
@@ -925,34 +925,60 @@ fn a_released_chapter_runs_in_jupyter_and_stops_only_at_its_exercises() {
 }
 
 #[test]
-fn nbgrader_autogrades_the_reference_solutions_with_full_marks_through_the_kernel() {
+fn nbgrader_autogrades_through_the_kernel_full_marks_for_the_reference_and_none_for_wrong_answers()
+{
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
-    let bin = crate::common::nbgrader_bin();
     let course = tempfile::tempdir().unwrap();
-    // The teacher's notebooks as the course's source, and as one student's
-    // submission; outside the checkout, so their `:dep` names it.
-    let mut points = 0.0;
-    for dir in ["source/chapters", "submitted/reference/chapters"] {
+    let wrong = crate::exercises::wrong_answers();
+    // Two students: "reference" hands in the teacher's notebooks, and
+    // "wrong" the same with every typical wrong answer of the fixtures in
+    // place of its exercise's solution. All live outside the checkout, so
+    // their `:dep` names it.
+    let (mut points, mut lost) = (0.0, 0.0);
+    let mut wrong_ids = BTreeSet::new();
+    for dir in [
+        "source/chapters",
+        "submitted/reference/chapters",
+        "submitted/wrong/chapters",
+    ] {
         std::fs::create_dir_all(course.path().join(dir)).unwrap();
     }
     for e in std::fs::read_dir(root_dir().join("notebooks")).unwrap() {
         let p = e.unwrap().path();
+        let name = p.file_name().unwrap();
         let text = std::fs::read_to_string(&p).unwrap().replace(
             r#"path = \"..\""#,
             &format!(r#"path = \"{}\""#, root_dir().display()),
         );
-        let nb: Value = serde_json::from_str(&text).unwrap();
-        for c in nb["cells"].as_array().unwrap() {
-            if c["metadata"]["nbgrader"]["grade"] == true {
-                points += c["metadata"]["nbgrader"]["points"].as_f64().unwrap();
+        let stem = p.file_stem().unwrap().to_str().unwrap();
+        let mut handed_in = text.clone();
+        for a in wrong.iter().filter(|a| a.stem == stem) {
+            if wrong_ids.insert(a.exercise.clone()) {
+                handed_in = crate::exercises::with_answer(&handed_in, &a.exercise, &a.body);
             }
         }
-        for dir in ["source/chapters", "submitted/reference/chapters"] {
-            std::fs::write(course.path().join(dir).join(p.file_name().unwrap()), &text).unwrap();
+        let nb: Value = serde_json::from_str(&text).unwrap();
+        for c in nb["cells"].as_array().unwrap() {
+            let meta = &c["metadata"]["nbgrader"];
+            if meta["grade"] == true {
+                let worth = meta["points"].as_f64().unwrap();
+                points += worth;
+                let id = meta["grade_id"].as_str().unwrap();
+                if wrong_ids.contains(id.strip_suffix("-test").unwrap_or(id)) {
+                    lost += worth;
+                }
+            }
+        }
+        for (dir, body) in [
+            ("source/chapters", &text),
+            ("submitted/reference/chapters", &text),
+            ("submitted/wrong/chapters", &handed_in),
+        ] {
+            std::fs::write(course.path().join(dir).join(name), body).unwrap();
         }
     }
-    assert!(points >= 8.0, "{points}");
+    assert!(points >= 8.0 && lost >= 8.0, "{points} {lost}");
     std::fs::write(
         course.path().join("nbgrader_config.py"),
         format!(
@@ -963,16 +989,9 @@ fn nbgrader_autogrades_the_reference_solutions_with_full_marks_through_the_kerne
     )
     .unwrap();
     let nbgrader = |args: &[&str]| {
-        let mut c = jupyter.in_this_world(Command::new(bin.join("nbgrader")));
-        let path = format!(
-            "{}:{}",
-            bin.display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        let o = c
+        let o = jupyter
+            .in_this_world(crate::common::nbgrader(course.path()))
             .args(args)
-            .current_dir(course.path())
-            .env("PATH", path)
             .output()
             .unwrap();
         assert!(
@@ -994,13 +1013,41 @@ fn nbgrader_autogrades_the_reference_solutions_with_full_marks_through_the_kerne
             .position(|h| *h == name)
             .unwrap_or_else(|| panic!("{name} in {header:?}"))
     };
-    let row: Vec<&str> = lines
-        .map(|l| l.split(',').collect::<Vec<_>>())
-        .find(|r| r[col("student_id")] == "reference")
-        .unwrap_or_else(|| panic!("no row for the reference in {csv}"));
-    let (score, max) = (
-        row[col("score")].parse::<f64>().unwrap(),
-        row[col("max_score")].parse::<f64>().unwrap(),
-    );
-    assert_eq!((score, max), (points, points), "{csv}");
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    for (student, expected) in [("reference", points), ("wrong", points - lost)] {
+        let row = rows
+            .iter()
+            .find(|r| r[col("student_id")] == student)
+            .unwrap_or_else(|| panic!("no row for {student} in {csv}"));
+        let (score, max) = (
+            row[col("score")].parse::<f64>().unwrap(),
+            row[col("max_score")].parse::<f64>().unwrap(),
+        );
+        assert_eq!((score, max), (expected, points), "{student}: {csv}");
+    }
+    // The wrong student's feedback, as nbgrader writes it, shows each
+    // witness the test found.
+    nbgrader(&[
+        "generate_feedback",
+        "chapters",
+        "--student",
+        "wrong",
+        "--force",
+    ]);
+    for a in wrong.iter().filter(|a| wrong_ids.contains(&a.exercise)) {
+        let page = course
+            .path()
+            .join("feedback/wrong/chapters")
+            .join(format!("{}.html", a.stem));
+        let html = std::fs::read_to_string(&page)
+            .unwrap_or_else(|e| panic!("{}: {e}", page.display()))
+            .replace("&#39;", "'")
+            .replace("&quot;", "\"")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&");
+        for e in &a.expect {
+            assert!(html.contains(e.as_str()), "{}: no {e:?}", page.display());
+        }
+    }
 }

@@ -265,7 +265,7 @@ impl Server {
             }; // puzzlebook: a panic fails the cell, not the session.
             let Some(eval_result) = self
                 .ext
-                .user_error(
+                .marked_failure(
                     eval_result,
                     &message,
                     execution_count,
@@ -274,7 +274,7 @@ impl Server {
                 .await?
             else {
                 continue;
-            }; // puzzlebook: `?` errors fail the cell.
+            }; // puzzlebook: `?` errors and panics fail the cell.
             match eval_result {
                 Ok(output) => {
                     if !output.is_empty() {

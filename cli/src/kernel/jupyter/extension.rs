@@ -2,7 +2,7 @@
 //! one-line hook marked `puzzlebook:` in `core.rs`, so that moving to a newer
 //! evcxr_jupyter is a rebase: waiting for the crate's load ([`super::loading`]),
 //! pinning versions before a `:dep`, the Z3 hints ([`crate::hints`]), a cell
-//! whose `?` returned an error, a panic in the engine, and replaying the
+//! whose `?` returned an error or that panicked, a panic in the engine, and replaying the
 //! session after the cell process ended ([`crate::kernel::replay`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +17,7 @@ use tokio::sync::Mutex;
 use super::connection::Connection;
 use super::jupyter_message::JupyterMessage;
 use super::loading::{BeforeDep, BeforeLoad, LoadState, Loading, NotLoaded, LOADING_NOTE};
+use crate::cell_process::CellMark;
 use crate::hints::Z3Watch;
 use crate::kernel::locks::lock;
 use crate::kernel::replay;
@@ -181,11 +182,12 @@ impl Extension {
         Ok(None)
     }
 
-    /// A cell whose `?` returned an error (its outputs carry
-    /// [`crate::cell_process::USER_ERROR_MIME`]): the error printed above is
-    /// the cell's result, and its reply is an error, so `nbconvert` stops as
-    /// for any failing cell. Returns the result of any other cell, unmarked.
-    pub async fn user_error(
+    /// A cell whose `?` returned an error or that panicked (its outputs carry
+    /// a [`CellMark`]): the error or panic message printed above is the
+    /// cell's result, and its reply is an error, so `nbconvert` stops and
+    /// nbgrader takes the points, as for any failing cell. Returns the result
+    /// of any other cell, unmarked.
+    pub async fn marked_failure(
         &self,
         result: std::result::Result<evcxr::EvalOutputs, evcxr::Error>,
         message: &JupyterMessage,
@@ -193,21 +195,22 @@ impl Extension {
         replies: &UnboundedSender<JupyterMessage>,
     ) -> Result<Option<std::result::Result<evcxr::EvalOutputs, evcxr::Error>>> {
         let mut result = result;
-        let marked = result.as_mut().is_ok_and(|outputs| {
-            outputs
-                .content_by_mime_type
-                .remove(crate::cell_process::USER_ERROR_MIME)
-                .is_some()
-        });
-        if !marked {
+        let Some(mark) = result.as_mut().ok().and_then(CellMark::take) else {
             return Ok(Some(result));
-        }
+        };
         // Let the error's own lines, on stderr, go out first.
         tokio::time::sleep(Duration::from_millis(20)).await;
-        let evalue =
-            "the cell's `?` returned the error printed above, so the rest of the cell did not run"
-                .to_string();
-        self.reply_error(message, execution_count, "Error", evalue, replies)
+        let (ename, evalue) = match mark {
+            CellMark::UserError => (
+                "Error",
+                "the cell's `?` returned the error printed above, so the rest of the cell did not run",
+            ),
+            CellMark::Panic => (
+                "Panic",
+                "the cell panicked with the message printed above, so the rest of the cell did not run",
+            ),
+        };
+        self.reply_error(message, execution_count, ename, evalue.to_string(), replies)
             .await?;
         Ok(None)
     }

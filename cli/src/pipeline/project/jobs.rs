@@ -11,8 +11,8 @@ use super::paths::Project;
 use super::progress::{bar, cell_progress, Took};
 use super::RunnerError;
 use crate::engine::{self, BuildDirLock, EngineError, EngineScope};
-use crate::pipeline::execute;
-use crate::pipeline::notebook::{Notebook, Output};
+use crate::pipeline::execute::{self, CellResults};
+use crate::pipeline::notebook::Notebook;
 
 /// A notebook to execute: its index in the caller's list, label and cells.
 pub(super) struct Job<'a> {
@@ -24,8 +24,9 @@ pub(super) struct Job<'a> {
     pub nb: &'a Notebook,
 }
 
-/// A job's outputs and time, or why it stopped.
-pub(super) type Ran = Result<(Vec<Vec<Output>>, Took), RunnerError>;
+/// A job's cells and time, or why it stopped. Unless it ran past failures,
+/// its cells are all outputs or end at the first failure.
+pub(super) type Ran = Result<(CellResults, Took), RunnerError>;
 
 /// Executes `jobs` (all in the working folder `folder`, started in the order
 /// given) up to `project.jobs` at once, and returns each one's result by index.
@@ -37,11 +38,16 @@ pub(super) type Ran = Result<(Vec<Vec<Output>>, Took), RunnerError>;
 /// further notebook starts; the caller writes the results in its own order,
 /// executes on its own any notebook that did not start, and stops at the
 /// first failure, as a run of one job at a time would.
+///
+/// With `past_failures` (grading), each notebook runs past its failing cells
+/// ([`execute::run_started_past_failures`]), and one notebook's failures do
+/// not keep the others from starting; an interrupt still does.
 pub(super) fn execute_at_once(
     project: &Project,
     base: &Path,
     folder: &Path,
     jobs: &[Job<'_>],
+    past_failures: bool,
 ) -> Result<Vec<(usize, Ran)>, RunnerError> {
     let mut extra = Vec::new();
     for k in 1..project.jobs.min(jobs.len()) {
@@ -75,7 +81,14 @@ pub(super) fn execute_at_once(
     let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
     let root = scope.absolute(&project.root);
     scope.chdir(folder)?;
-    Ok(run_jobs(project, &mut scope, jobs, &root, &dirs))
+    Ok(run_jobs(
+        project,
+        &mut scope,
+        jobs,
+        &root,
+        &dirs,
+        past_failures,
+    ))
 }
 
 /// [`execute_at_once`]'s threads: one per running notebook, one per build
@@ -91,6 +104,7 @@ fn run_jobs(
     jobs: &[Job<'_>],
     root: &Path,
     dirs: &[&Path],
+    past_failures: bool,
 ) -> Vec<(usize, Ran)> {
     let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
     let failed = AtomicBool::new(false);
@@ -125,8 +139,18 @@ fn run_jobs(
                 scope.spawn(move || {
                     let t0 = Instant::now();
                     let mut progress = cell_progress(&pb, job.label, false, false);
-                    let out =
-                        execute::run_started(started, job.nb, job.label, limits, &mut progress);
+                    let out = if past_failures {
+                        execute::run_started_past_failures(
+                            started,
+                            job.nb,
+                            job.label,
+                            limits,
+                            &mut progress,
+                        )
+                    } else {
+                        execute::run_started(started, job.nb, job.label, limits, &mut progress)
+                            .map(|cells| cells.into_iter().map(Ok).collect())
+                    };
                     pb.finish_and_clear();
                     if out.is_err() {
                         failed.store(true, Ordering::SeqCst);

@@ -14,6 +14,7 @@ use crate::engine::{self, BuildDirLock};
 use crate::pipeline::book;
 use crate::pipeline::chapter::{Book, Chapter, INDEX};
 use crate::pipeline::durations::{self, Durations};
+use crate::pipeline::execute;
 use crate::pipeline::io;
 use crate::pipeline::mode::Mode;
 use crate::pipeline::notebook::Notebook;
@@ -142,7 +143,10 @@ impl Session<'_> {
     /// The notebook `l` executed: as [`jobs`] already did (`ran`), or now.
     fn executed(&mut self, l: &Loaded, ran: Option<Ran>) -> Result<Executed, RunnerError> {
         let (outputs, took) = match ran {
-            Some(ran) => ran?,
+            Some(ran) => {
+                let (cells, took) = ran?;
+                (execute::first_failure(cells)?, took)
+            }
             None => {
                 let project = self.project;
                 let lock = self.locked()?;
@@ -387,9 +391,11 @@ impl Session<'_> {
                 nb: &loaded[i].nb,
             })
             .collect();
-        Ok(jobs::execute_at_once(self.project, &base, folder, &order)?
-            .into_iter()
-            .collect())
+        Ok(
+            jobs::execute_at_once(self.project, &base, folder, &order, false)?
+                .into_iter()
+                .collect(),
+        )
     }
 }
 
