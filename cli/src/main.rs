@@ -38,6 +38,11 @@ enum Command {
     /// Release exercises to students: solutions become stubs, hidden tests go.
     #[command(subcommand)]
     Exercises(cmd::exercises::ExercisesCommand),
+    /// Grade students' notebooks against the teacher's, with its hidden tests.
+    ///
+    /// Writes grades.csv and a feedback page per student. Exit codes: 0 all
+    /// graded, 1 some submissions could not be graded, 2 an error.
+    Grade(cmd::grade::GradeArgs),
     /// Install or remove the Jupyter kernel "Rust (puzzlebook)".
     #[command(subcommand)]
     Kernel(cmd::kernel::KernelCommand),
@@ -63,6 +68,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => cmd::bench::execute(a),
         Command::Kernel(k) => cmd::kernel::execute(k),
         Command::Exercises(c) => cmd::exercises::execute(c),
+        Command::Grade(a) => cmd::grade::execute(a),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

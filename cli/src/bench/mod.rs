@@ -107,17 +107,20 @@ pub enum Group {
     Report,
     /// A notebook cell that calls the crate, as evcxr runs it.
     Cells,
+    /// `grade` on one submission and on a class of 30.
+    Grade,
 }
 
 impl Group {
     /// Every group.
-    pub const ALL: [Group; 6] = [
+    pub const ALL: [Group; 7] = [
         Group::TwentyFour,
         Group::Srat,
         Group::Calculator,
         Group::SumProduct,
         Group::Cells,
         Group::Report,
+        Group::Grade,
     ];
 }
 
@@ -212,6 +215,7 @@ pub fn run(
             Group::SumProduct => solvers::sum_product(repeat, &[9, 100, 1000])?,
             Group::Cells => runner::cells(&options.binary, &options.root, repeat)?,
             Group::Report => runner::report(&options.binary, &options.root, repeat)?,
+            Group::Grade => runner::grade(&options.binary, &options.root, 30)?,
         });
     }
     Ok(rows)

@@ -1,6 +1,6 @@
 //! The groups that time the `puzzlebook` command itself (the runner) on a
-//! copy of the checkout: `report` fresh against forced, and one notebook
-//! cell as evcxr runs it.
+//! copy of the checkout: `report` fresh against forced, one notebook cell as
+//! evcxr runs it, and `grade` on one submission and on a class.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -255,6 +255,75 @@ pub fn cells(binary: &Path, root: &Path, cells: usize) -> Result<Vec<Measurement
                 median: median(times),
             });
         }
+    }
+    Ok(rows)
+}
+
+/// The chapter the grade group grades: the quickest to run.
+pub const GRADED_CHAPTER: &str = "02-calculator-the-game.ipynb";
+
+/// The grade group: `grade` on one submission (after an uncounted run that
+/// warms the build), against a class of `class` submissions with one at a
+/// time and two at once (`-j 1`, `-j 2`); the ratio is per submission. Each
+/// submission is a copy of the teacher's notebook, so every one must get
+/// every point, which each run checks in its `grades.csv`.
+pub fn grade(binary: &Path, root: &Path, class: usize) -> Result<Vec<Measurement>, BenchError> {
+    let copy = Checkout::copy(binary, root)?;
+    copy.prebuild_dependencies()?;
+    let source = copy.path().join("notebooks").join(GRADED_CHAPTER);
+    let file_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| BenchError::File { path, source }
+    };
+    let submitted = copy.path().join("submitted");
+    std::fs::create_dir_all(&submitted).map_err(file_err(&submitted))?;
+    let mut students = Vec::new();
+    for k in 1..=class {
+        let path = submitted.join(format!("s{k:02}.ipynb"));
+        std::fs::copy(&source, &path).map_err(file_err(&path))?;
+        students.push(path.to_string_lossy().into_owned());
+    }
+    let out = copy.path().join("graded");
+    let grade = |n: usize, jobs: usize| -> Result<String, BenchError> {
+        let (out_s, source_s) = (out.to_string_lossy(), source.to_string_lossy());
+        let mut args = vec!["--source", &source_s, "--out", &out_s];
+        let jobs = jobs.to_string();
+        args.extend(["-j", &jobs]);
+        args.extend(students[..n].iter().map(String::as_str));
+        copy.run("grade", &args)?;
+        let csv = out.join("grades.csv");
+        let text = std::fs::read_to_string(&csv).map_err(file_err(&csv))?;
+        let rows: Vec<&str> = text.lines().skip(1).collect();
+        let full = rows.iter().filter(|r| r.ends_with(",right")).count();
+        if rows.len() < n || full != rows.len() {
+            return Err(BenchError::Wrong {
+                what: format!("grade of {n} copies of {GRADED_CHAPTER}"),
+                got: format!("{full} of {} exercise rows right", rows.len()),
+                expected: "every row right".into(),
+            });
+        }
+        Ok(format!("{n} graded, every exercise right"))
+    };
+    let group = format!("grade {GRADED_CHAPTER}, per submission");
+    // Uncounted: warms the build, and gives a second engine its build
+    // folder (a copy of the first, made once).
+    grade(2, 2)?;
+    let mut rows = Vec::new();
+    for (n, jobs, case) in [
+        (1, 1, "one submission, warm evcxr build".to_string()),
+        (class, 1, format!("a class of {class}, -j 1")),
+        (class, 2, format!("a class of {class}, -j 2")),
+    ] {
+        let (results, total, cpu, _) = measure(0..1, |_| grade(n, jobs))?;
+        rows.push(Measurement {
+            group: group.clone(),
+            case,
+            result: results.into_iter().next().unwrap_or_default(),
+            items: n,
+            total,
+            cpu,
+            median: total / n as u32,
+        });
     }
     Ok(rows)
 }

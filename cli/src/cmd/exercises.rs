@@ -1,11 +1,14 @@
 //! `puzzlebook exercises release`: the student edition of notebooks with
-//! exercises (solutions replaced by stubs, hidden tests removed).
+//! exercises (solutions replaced by stubs, hidden tests removed), and with
+//! `--pages` of the book.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
 use clap::{Args, Subcommand};
-use puzzlebook_cli::pipeline::{exercise, io};
+use puzzlebook_cli::pipeline::chapter::{Book, Chapter, Edition, INDEX};
+use puzzlebook_cli::pipeline::notebook::Notebook;
+use puzzlebook_cli::pipeline::{exercise, html, io};
 
 use super::Exit;
 
@@ -30,6 +33,10 @@ pub struct ReleaseArgs {
     /// The puzzlebook checkout (for the default notebooks).
     #[arg(long, default_value = ".")]
     root: PathBuf,
+    /// Also write the student edition of the book beside them: a page per
+    /// released notebook and an index, with no solution and no hidden test.
+    #[arg(long)]
+    pages: bool,
 }
 
 /// Runs an exercises subcommand.
@@ -66,15 +73,50 @@ fn release(a: ReleaseArgs) -> anyhow::Result<Exit> {
         }
         released.push((a.out.join(name), student, exercises));
     }
+    // The teacher's book must not be overwritten with the students'.
+    let index = a.out.join(INDEX);
+    if a.pages
+        && std::fs::read_to_string(&index).is_ok_and(|text| !text.contains(html::STUDENT_EDITION))
+    {
+        bail!(
+            "--out {} holds a book that is not a student edition ({}); the student pages would overwrite it; choose another folder",
+            a.out.display(),
+            index.display()
+        );
+    }
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("cannot create the release folder {}", a.out.display()))?;
-    for (target, student, exercises) in released {
-        io::write_atomic(&target, &student.to_json())?;
+    for (target, student, exercises) in &released {
+        io::write_atomic(target, &student.to_json())?;
         println!(
             "{}: {exercises} exercise cell{}",
             target.display(),
-            if exercises == 1 { "" } else { "s" }
+            if *exercises == 1 { "" } else { "s" }
         );
+    }
+    if a.pages {
+        let edition: Vec<(&Notebook, Chapter)> = released
+            .iter()
+            .map(|(target, student, _)| {
+                let name = target.file_name().unwrap_or_default().to_string_lossy();
+                (student, Chapter::of(student, &name))
+            })
+            .collect();
+        let mut chapters: Vec<Chapter> = edition.iter().map(|(_, c)| c.clone()).collect();
+        chapters.sort_by(|x, y| x.stem.cmp(&y.stem));
+        let book = Book {
+            chapters,
+            root_from_reports: String::new(),
+            edition: Edition::Student,
+        };
+        for (student, chapter) in &edition {
+            let page = io::inside(&a.out, &chapter.page())?;
+            io::write_atomic(&page, &html::page(student, chapter, &book))?;
+            println!("{}", page.display());
+        }
+        let index = io::inside(&a.out, INDEX)?;
+        io::write_atomic(&index, &html::index(&book))?;
+        println!("{}", index.display());
     }
     Ok(Exit::Ok)
 }

@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod check;
 pub mod exercises;
+pub mod grade;
 pub mod kernel;
 pub mod report;
 pub mod run;

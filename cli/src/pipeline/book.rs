@@ -62,6 +62,7 @@ mod tests {
         let book = Book {
             chapters: vec![],
             root_from_reports: "../".into(),
+            edition: Default::default(),
         };
         let f = files(&n, &Chapter::of(&n, "notebooks/n.ipynb"), &book);
         let names: Vec<&str> = f.keys().map(String::as_str).collect();

@@ -117,6 +117,21 @@ pub struct Book {
     /// The checkout as a relative URL from the reports folder (`../`), for
     /// links to the notebooks.
     pub root_from_reports: String,
+    /// Whose book it is.
+    pub edition: Edition,
+}
+
+/// Whose book: the teacher's, from `report`, or the students', from
+/// `exercises release --pages`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Edition {
+    /// Every chapter with its org report; exercises with their solutions
+    /// and hidden tests, folded.
+    #[default]
+    Teacher,
+    /// The released notebooks: no org reports, exercises as the student
+    /// sees them in Jupyter (a stub to replace, the tests students may see).
+    Student,
 }
 
 /// A chapter's neighbours.
@@ -269,6 +284,7 @@ mod tests {
         let book = Book {
             chapters: vec![ch("a"), ch("b"), ch("c")],
             root_from_reports: "../".into(),
+            edition: Default::default(),
         };
         let nav = book.nav("a");
         assert_eq!(

@@ -30,7 +30,7 @@ pub enum NotebookError {
 pub const MAX_NAME: usize = 64;
 
 /// Why `name` cannot name a cell's result and figure file, if it cannot.
-fn bad_name(name: &str) -> Option<String> {
+pub fn bad_name(name: &str) -> Option<String> {
     let allowed = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
     if name.is_empty() {
         Some("is empty".into())

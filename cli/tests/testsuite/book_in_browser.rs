@@ -80,6 +80,21 @@ fn page_problems(name: &str, seen: &Value, reports: &Path) -> Vec<String> {
     out
 }
 
+/// The figures of `figures` that Chromium did not see on `page`.
+fn missing_figures(page: &str, seen: &Value, figures: &[String]) -> Vec<String> {
+    let shown: Vec<&str> = seen["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["name"].as_str())
+        .collect();
+    figures
+        .iter()
+        .filter(|f| !shown.contains(&f.as_str()))
+        .map(|f| format!("{page}: the figure {f:?} is not on the page"))
+        .collect()
+}
+
 fn figure_problems(seen: &Value) -> Vec<String> {
     seen["figures"]
         .as_array()
@@ -150,17 +165,7 @@ fn every_page_of_the_book_reads_in_a_browser() {
                 problems.push(format!("{page}: the table {t:?} is not on the page"));
             }
         }
-        let shown_figures: Vec<String> = s["figures"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|f| f["name"].as_str().map(str::to_string))
-            .collect();
-        for f in &figures {
-            if !shown_figures.contains(f) {
-                problems.push(format!("{page}: the figure {f:?} is not on the page"));
-            }
-        }
+        problems.extend(missing_figures(&page, s, &figures));
         figure_count += figures.len();
         problems.extend(
             figure_problems(s)
@@ -187,4 +192,151 @@ fn the_browser_check_catches_each_fault_it_looks_for() {
     // The zero-size SVG and the image that did not load.
     assert_eq!(figure_problems(s).len(), 2, "{figures}");
     assert_eq!(s["tables"][0]["name"], "present", "{s}");
+}
+
+/// What a reader sees of an HTML page: its text, tags taken out, the
+/// escapes the pages use undone.
+fn visible_text(html: &str) -> String {
+    let mut seen = String::new();
+    let mut in_tag = false;
+    for ch in html.chars() {
+        match ch {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => seen.push(c),
+            _ => {}
+        }
+    }
+    seen.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+#[test]
+fn the_student_edition_reads_in_a_browser_and_shows_no_solution() {
+    let root = root_dir();
+    let out = tempfile::tempdir().unwrap();
+    ok(
+        crate::common::puzzlebook(&["exercises", "release", "--pages", "--root"])
+            .arg(&root)
+            .arg("--out")
+            .arg(out.path())
+            .output()
+            .unwrap(),
+        "puzzlebook exercises release --pages",
+    );
+    let mut notebooks: Vec<PathBuf> = std::fs::read_dir(root.join("notebooks"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ipynb"))
+        .collect();
+    notebooks.sort();
+    let stem = |p: &Path| p.file_stem().unwrap().to_string_lossy().into_owned();
+    let mut pages = vec![out.path().join("index.html")];
+    pages.extend(
+        notebooks
+            .iter()
+            .map(|p| out.path().join(format!("{}.html", stem(p)))),
+    );
+    let seen = open_in_chromium(&pages);
+    let mut problems = page_problems("index.html", &seen["index.html"], out.path());
+    for p in &notebooks {
+        let page = format!("{}.html", stem(p));
+        let s = &seen[&page];
+        // Links resolve in the edition's folder: the released notebook is
+        // beside its page, and there is no org report to link.
+        problems.extend(page_problems(&page, s, out.path()));
+        problems.extend(
+            figure_problems(s)
+                .into_iter()
+                .map(|e| format!("{page}: {e}")),
+        );
+        problems.extend(missing_figures(&page, s, &expected(p).1));
+        // No line of a solution or of a hidden test reaches the page; the
+        // stub does, once per exercise.
+        let text = visible_text(&std::fs::read_to_string(out.path().join(&page)).unwrap());
+        let teacher: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        // Lines a solution or hidden test shares with the rest of the
+        // chapter (a loop header, a call) may appear, and so may a line too
+        // short to tell (`35` is also in a table); the others may not. The
+        // stub in place of each solution is counted below.
+        let released: Value = serde_json::from_str(
+            &std::fs::read_to_string(out.path().join(p.file_name().unwrap())).unwrap(),
+        )
+        .unwrap();
+        let elsewhere: String = released["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|c| c["source"].as_array().unwrap().iter())
+            .map(|l| l.as_str().unwrap())
+            .collect();
+        let mut exercises = 0;
+        for c in teacher["cells"].as_array().unwrap() {
+            let meta = &c["metadata"]["nbgrader"];
+            if meta.is_null() {
+                continue;
+            }
+            exercises += usize::from(meta["solution"] == true);
+            let source: String = c["source"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| l.as_str().unwrap())
+                .collect();
+            let mut hidden = false;
+            for line in source.lines() {
+                if line.contains("BEGIN SOLUTION") || line.contains("BEGIN HIDDEN TESTS") {
+                    hidden = true;
+                } else if line.contains("END SOLUTION") || line.contains("END HIDDEN TESTS") {
+                    hidden = false;
+                } else if hidden
+                    && line.trim().len() >= 6
+                    && !elsewhere.contains(line.trim())
+                    && text.contains(line.trim())
+                {
+                    problems.push(format!("{page} shows {:?}", line.trim()));
+                }
+            }
+        }
+        assert!(exercises > 0, "{page}");
+        assert_eq!(
+            text.matches("puzzlebook::unsolved!()").count(),
+            exercises,
+            "{page}"
+        );
+        assert!(text.contains("write your answer in the notebook"), "{page}");
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let index = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    assert!(index.contains("The student edition") && !index.contains("org report"));
+    // A second release over the edition is fine; over the teacher's book it
+    // is refused, and the book is untouched.
+    let again = crate::common::puzzlebook(&["exercises", "release", "--pages", "--root"])
+        .arg(&root)
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    let teacher_index = std::fs::read(root.join("reports/index.html")).unwrap();
+    let refused = crate::common::puzzlebook(&["exercises", "release", "--pages", "--root"])
+        .arg(&root)
+        .arg("--out")
+        .arg(root.join("reports"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr)
+            .contains("holds a book that is not a student edition"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert_eq!(
+        std::fs::read(root.join("reports/index.html")).unwrap(),
+        teacher_index
+    );
 }

@@ -199,6 +199,7 @@ fn every_subcommand_has_help() {
         vec!["run", "--help"],
         vec!["report", "--help"],
         vec!["check", "--help"],
+        vec!["grade", "--help"],
     ] {
         let o = puzzlebook(&args);
         assert!(o.status.success(), "{args:?}");
@@ -408,4 +409,77 @@ fn kernel_install_without_a_cargo_lock_names_the_file_not_the_server() {
     assert!(!err.contains("Jupyter server"), "{err}");
     // Said once: the cause is not repeated by the error that wraps it.
     assert_eq!(err.matches("cannot copy").count(), 1, "{err}");
+}
+
+#[test]
+fn grade_reports_each_bad_submission_for_its_student_and_refuses_a_source_without_exercises() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = crate::common::cli_dir().join("tests/fixtures/notebooks/exercise.ipynb");
+    std::fs::write(dir.path().join("amy.ipynb"), "not json").unwrap();
+    std::fs::write(
+        dir.path().join("bo.ipynb"),
+        r#"{"nbformat": 4, "cells": []}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("c d.ipynb"),
+        r#"{"nbformat": 4, "cells": []}"#,
+    )
+    .unwrap();
+    let mut c = crate::common::puzzlebook(&[
+        "grade",
+        "amy.ipynb",
+        "bo.ipynb",
+        "c d.ipynb",
+        "--out",
+        "graded",
+        "--source",
+    ]);
+    let o = c.arg(&source).current_dir(dir.path()).output().unwrap();
+    // None could be graded, and no engine was started for them.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "not graded: amy (amy.ipynb): amy.ipynb is not a usable notebook: not valid JSON"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("not graded: bo (bo.ipynb): bo.ipynb: it has none of this notebook's exercises (t-1), and no exercise cell at all"), "{out}");
+    assert!(
+        out.contains("cannot tell the student from the file name: \"c d\" has the character ' '"),
+        "{out}"
+    );
+    let csv = std::fs::read_to_string(dir.path().join("graded/grades.csv")).unwrap();
+    assert_eq!(
+        csv,
+        "student_id,notebook,exercise,score,max_score,status\n\
+         amy,exercise,t-1,,2,not graded\nbo,exercise,t-1,,2,not graded\nc d,exercise,t-1,,2,not graded\n"
+    );
+    // A source with no exercise: an error, and nothing written.
+    let plain = dir.path().join("plain.ipynb");
+    std::fs::write(&plain, r#"{"nbformat": 4, "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": "1"}]}"#).unwrap();
+    let o = crate::common::puzzlebook(&[
+        "grade",
+        "amy.ipynb",
+        "--out",
+        "none",
+        "--source",
+        "plain.ipynb",
+    ])
+    .current_dir(dir.path())
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("plain.ipynb has no exercise with a test cell"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.path().join("none").exists());
+    for page in ["amy", "bo", "c_d"] {
+        let html = std::fs::read_to_string(dir.path().join(format!("graded/feedback/{page}.html")))
+            .unwrap();
+        assert!(html.contains("Not graded"), "{page}: {html}");
+    }
 }

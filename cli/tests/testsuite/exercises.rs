@@ -53,16 +53,7 @@ fn a_release_runs_until_the_exercise_and_names_it() {
     let _g = lock();
     let f = Fixture::new(&[NOTEBOOK]);
     let teacher = std::fs::read(f.notebook(NOTEBOOK)).unwrap();
-    let o = run(f
-        .cmd(&[
-            "exercises",
-            "release",
-            "notebooks/exercise.ipynb",
-            "--out",
-            "student",
-        ])
-        .current_dir(f.root()));
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    release_fixture(&f);
     assert_eq!(
         std::fs::read(f.notebook(NOTEBOOK)).unwrap(),
         teacher,
@@ -177,25 +168,27 @@ pub(crate) fn wrong_answers() -> Vec<WrongAnswer> {
     out
 }
 
+/// Releases the fixture's exercise notebook into `student/` with
+/// `exercises release`; returns the released JSON.
+pub(crate) fn release_fixture(f: &Fixture) -> String {
+    let o = run(f
+        .cmd(&[
+            "exercises",
+            "release",
+            "notebooks/exercise.ipynb",
+            "--out",
+            "student",
+        ])
+        .current_dir(f.root()));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    std::fs::read_to_string(f.root().join("student").join(NOTEBOOK)).unwrap()
+}
+
 /// The notebook's JSON with the solution region of `exercise` (in its
 /// solution cell) replaced by `body`, indented as the region was.
 pub(crate) fn with_answer(notebook: &str, exercise: &str, body: &str) -> String {
     let mut nb: serde_json::Value = serde_json::from_str(notebook).unwrap();
-    let cell = nb["cells"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|c| {
-            c["metadata"]["nbgrader"]["grade_id"] == exercise
-                && c["metadata"]["nbgrader"]["solution"] == true
-        })
-        .unwrap_or_else(|| panic!("no solution cell for {exercise}"));
-    let source: String = cell["source"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l.as_str().unwrap())
-        .collect();
+    let (cell, source) = solution_cell(&mut nb, exercise);
     let begin = source.find("// BEGIN SOLUTION").expect("a solution region");
     let indent: String = source[..begin].rsplit('\n').next().unwrap().to_string();
     let end = source.find("// END SOLUTION").expect("its end");
@@ -207,41 +200,6 @@ pub(crate) fn with_answer(notebook: &str, exercise: &str, body: &str) -> String 
     let new = format!("{}{replaced}{}", &source[..line_start], &source[after..]);
     cell["source"] = serde_json::Value::String(new);
     serde_json::to_string_pretty(&nb).unwrap()
-}
-
-#[test]
-fn every_typical_wrong_answer_fails_its_test_with_a_witness() {
-    let _g = lock();
-    let answers = wrong_answers();
-    assert!(!answers.is_empty());
-    for a in answers {
-        let file = format!("{}.ipynb", a.stem);
-        let f = Fixture::new(&[]);
-        let teacher =
-            std::fs::read_to_string(crate::common::root_dir().join("notebooks").join(&file))
-                .unwrap();
-        std::fs::write(
-            f.notebook(&file),
-            with_answer(&teacher, &a.exercise, &a.body),
-        )
-        .unwrap();
-        let o = run(f.cmd(&["run"]).arg(f.notebook(&file)).current_dir(f.root()));
-        let all = format!("{}{}", text(&o.stdout), text(&o.stderr));
-        assert_eq!(o.status.code(), Some(2), "{} {}: {all}", a.stem, a.exercise);
-        assert!(
-            all.contains(&format!("exercise {} is not right yet", a.exercise)),
-            "{all}"
-        );
-        assert!(all.contains("Not yet:"), "{all}");
-        for e in &a.expect {
-            assert!(
-                all.contains(e.as_str()),
-                "{} {}: {e:?} in\n{all}",
-                a.stem,
-                a.exercise
-            );
-        }
-    }
 }
 
 /// Arrays of strings (nbformat's multiline text) joined, recursively, so that
@@ -256,6 +214,65 @@ fn joined_lines(v: &mut serde_json::Value) {
         Value::Object(map) => map.values_mut().for_each(joined_lines),
         _ => {}
     }
+}
+
+/// The solution cell of `exercise` in a notebook's JSON, and its source.
+fn solution_cell<'a>(
+    nb: &'a mut serde_json::Value,
+    exercise: &str,
+) -> (&'a mut serde_json::Value, String) {
+    let cell = nb["cells"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| {
+            c["metadata"]["nbgrader"]["grade_id"] == exercise
+                && c["metadata"]["nbgrader"]["solution"] == true
+        })
+        .unwrap_or_else(|| panic!("no solution cell for {exercise}"));
+    let source = match &cell["source"] {
+        serde_json::Value::Array(lines) => lines.iter().map(|l| l.as_str().unwrap()).collect(),
+        other => other.as_str().unwrap().to_string(),
+    };
+    (cell, source)
+}
+
+/// A released notebook's JSON answered as a student answers: the stub line
+/// of `exercise`'s solution cell replaced by `body`, at its indentation.
+pub(crate) fn released_with_answer(released: &str, exercise: &str, body: &str) -> String {
+    let mut nb: serde_json::Value = serde_json::from_str(released).unwrap();
+    let (cell, source) = solution_cell(&mut nb, exercise);
+    let stub = "puzzlebook::unsolved!()";
+    let line = source
+        .lines()
+        .find(|l| l.trim() == stub)
+        .unwrap_or_else(|| panic!("no stub line in {source}"));
+    let indent = &line[..line.len() - line.trim_start().len()];
+    let answer: Vec<String> = body.lines().map(|l| format!("{indent}{l}")).collect();
+    cell["source"] = source.replacen(line, &answer.join("\n"), 1).into();
+    serde_json::to_string_pretty(&nb).unwrap()
+}
+
+/// The teacher's answer to `exercise`: the lines between its BEGIN and END
+/// SOLUTION, without the indentation of the BEGIN line.
+pub(crate) fn solution_of(teacher: &str, exercise: &str) -> String {
+    let mut nb: serde_json::Value = serde_json::from_str(teacher).unwrap();
+    let (_, source) = solution_cell(&mut nb, exercise);
+    let lines: Vec<&str> = source.lines().collect();
+    let begin = lines
+        .iter()
+        .position(|l| l.contains("BEGIN SOLUTION"))
+        .unwrap();
+    let end = lines
+        .iter()
+        .position(|l| l.contains("END SOLUTION"))
+        .unwrap();
+    let indent = lines[begin].len() - lines[begin].trim_start().len();
+    lines[begin + 1..end]
+        .iter()
+        .map(|l| l.get(indent..).unwrap_or(l.trim_start()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]

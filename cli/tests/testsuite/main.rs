@@ -10,6 +10,7 @@ mod cli;
 mod common;
 mod exercises;
 mod fingerprint;
+mod grading;
 mod jupyter_kernel;
 mod narrative;
 mod notebooks;

@@ -113,6 +113,7 @@ fn mutated_notebooks_never_panic_the_reader() {
                 let book = Book {
                     chapters: vec![],
                     root_from_reports: "../".into(),
+                    edition: Default::default(),
                 };
                 let _ = book::files(&nb, &Chapter::of(&nb, "notebooks/fuzz.ipynb"), &book);
                 let again = Notebook::parse(&nb.to_json()).expect("its own output parses");

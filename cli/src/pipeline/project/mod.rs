@@ -1,26 +1,31 @@
 //! The pipeline wired to a project's files: `run`, `report` and `check` load
-//! notebooks, decide freshness, execute, render and compare, with progress.
+//! notebooks, decide freshness, execute, render and compare, with progress;
+//! `grade` runs students' submissions and writes their grades.
 //! They return what happened; the binary maps it to the process exit code.
 //!
 //! One job per file, as cargo's `ops/`: [`paths`] (where things are and how
 //! they are shown), [`progress`] (bars and timing lines), [`single`] (one
 //! notebook on this thread: `run`), [`session`] (`report` and `check`: plan,
-//! check, update, index, summary) and [`jobs`] (`-j`, one engine per job).
+//! check, update, index, summary), [`jobs`] (`-j`, one engine per job) and
+//! [`grade`] (`grade`: submissions run past their failures, then scored).
 
 use std::path::PathBuf;
 
 use thiserror::Error;
 
 use super::execute::ExecError;
+use super::exercise::ExerciseError;
 use super::io::IoError;
 use crate::engine::EngineError;
 
+mod grade;
 mod jobs;
 mod paths;
 mod progress;
 mod session;
 mod single;
 
+pub use grade::{grade, Grading, Outcome};
 pub use paths::Project;
 pub use progress::{parse_timing_line, timing_line};
 pub use session::report;
@@ -52,6 +57,17 @@ pub enum RunnerError {
     /// No notebooks were found.
     #[error("no notebooks in {0}; pass notebook paths or --root")]
     NoNotebooks(PathBuf),
+    /// The source notebook's exercises cannot be read.
+    #[error("{path}: {source}")]
+    Exercises {
+        /// The source notebook.
+        path: PathBuf,
+        /// What is wrong.
+        source: ExerciseError,
+    },
+    /// The source notebook has nothing to grade.
+    #[error("{0} has no exercise with a test cell (nbgrader metadata with \"grade\": true and points), so there is nothing to grade; pass the teacher's notebook as --source")]
+    NoExercises(PathBuf),
 }
 
 /// How a command ended, short of an error.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::RunnerError;
 use crate::engine;
-use crate::pipeline::chapter::{Book, Chapter};
+use crate::pipeline::chapter::{Book, Chapter, Edition};
 use crate::pipeline::execute::CellLimits;
 use crate::pipeline::io;
 use crate::pipeline::notebook::Notebook;
@@ -78,6 +78,7 @@ impl Project {
         Ok(Book {
             chapters,
             root_from_reports: self.root_from_reports(),
+            edition: Edition::Teacher,
         })
     }
 
