@@ -404,3 +404,65 @@ fn every_chapter_grades_its_reference_full_and_each_typical_wrong_answer_with_it
         }
     }
 }
+
+#[test]
+fn ctrl_c_stops_grading_and_writes_nothing_and_a_submission_runs_in_a_folder_of_its_own() {
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    let _g = lock();
+    let f = Fixture::new(&[NOTEBOOK]);
+    let released = release_fixture(&f);
+    let class = f.root().join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    // The answer writes a file where it runs, says it started, and never ends.
+    let started = f.root().join("started");
+    let body = format!(
+        "std::fs::write(\"stray.txt\", \"\").unwrap();\nstd::fs::write({:?}, \"\").unwrap();\nloop {{}}",
+        started.display().to_string()
+    );
+    std::fs::write(class.join("stuck.ipynb"), answered(&released, &body)).unwrap();
+    let before = files(&class);
+    let child = f
+        .cmd(&[
+            "grade",
+            "class/stuck.ipynb",
+            "--source",
+            "notebooks/exercise.ipynb",
+            "--out",
+            "graded",
+        ])
+        .current_dir(f.root())
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    for _ in 0..1200 {
+        if started.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    assert!(started.exists(), "the submission never started");
+    let sent = std::process::Command::new("kill")
+        .args(["-s", "INT", "--", &format!("-{}", child.id())])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("interrupted"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(
+        !f.root().join("graded").exists(),
+        "nothing is written after Ctrl-C"
+    );
+    // The submission's relative write landed in its temporary folder, not
+    // beside it, the source or where grade was started.
+    assert_eq!(files(&class), before);
+    assert!(!f.root().join("stray.txt").exists());
+    assert!(!f.root().join("notebooks/stray.txt").exists());
+}
