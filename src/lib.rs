@@ -36,6 +36,7 @@
 pub mod calculator;
 pub mod figure;
 pub mod grade;
+pub mod libz3;
 pub mod prelude;
 pub mod rich;
 pub mod srat;

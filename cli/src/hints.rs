@@ -29,8 +29,15 @@ impl Z3Watch {
     }
 
     /// After a cell failed with `message`: the note to add when it crashed
-    /// while earlier cells left Z3 values in variables.
+    /// while earlier cells left Z3 values in variables, or when it failed to
+    /// link a Z3 function that this build's Z3 lacks.
     pub fn failed(&self, message: &str) -> Option<String> {
+        if let Some(symbol) = missing_z3_symbol(message) {
+            return Some(too_old(symbol, puzzlebook::libz3::BUILT_AGAINST));
+        }
+        if let Some(note) = unloadable_on_old_z3(message, puzzlebook::libz3::BUILT_AGAINST) {
+            return Some(note);
+        }
         (!self.held.is_empty() && crashed(message)).then(|| {
             format!(
                 "The cell crashed after an earlier cell left Z3 values in variables: {}",
@@ -149,6 +156,45 @@ fn z3_hint(vars: &[(String, String)]) -> String {
     )
 }
 
+/// The `Z3_…` function a cell's build could not link (the linker's
+/// "undefined reference to `Z3_mk_…'"), if that is why it failed.
+fn missing_z3_symbol(message: &str) -> Option<&str> {
+    let at = message.find("undefined reference to `Z3_")? + "undefined reference to `".len();
+    let rest = &message[at..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+/// What to tell a reader whose cell calls a Z3 function older Z3s lack.
+fn too_old(symbol: &str, z3: &str) -> String {
+    let min = puzzlebook::libz3::MIN_SUPPORTED;
+    format!(
+        "`{symbol}` is not in Z3 {z3}, the Z3 this build links: the z3 crate calls Z3 \
+         functions up to Z3 {min}, the oldest it supports, and some are missing from \
+         older ones. Use another z3 function for the same thing, or build against a newer \
+         Z3 (README, \"Z3 versions\": scripts/with-z3-wheel)."
+    )
+}
+
+/// evcxr links a cell as a shared library, so a z3 function missing from the
+/// libz3 shows only when the cell is loaded, as "dlopen failed" (evcxr
+/// drops the loader's reason). On a Z3 older than the z3 crate supports,
+/// that is the likely reason, and the note says so.
+fn unloadable_on_old_z3(message: &str, z3: &str) -> Option<String> {
+    let min = puzzlebook::libz3::MIN_SUPPORTED;
+    (message.contains("dlopen failed") && puzzlebook::libz3::older(z3, min)).then(|| {
+        format!(
+            "The cell could not be loaded. On Z3 {z3}, older than {min}, the oldest the \
+             z3 crate supports, the likely reason is a z3 function that Z3 {z3} lacks \
+             (such as `Real::from_rational`, which needs `Z3_mk_real_int64`). Use another \
+             z3 function for the same thing, or build against a newer Z3 (README, \
+             \"Z3 versions\": scripts/with-z3-wheel)."
+        )
+    })
+}
+
 /// Whether a cell's failure is the evcxr process dying of a signal such as
 /// SIGSEGV, as it does when a Z3 value from another cell is used.
 fn crashed(message: &str) -> bool {
@@ -216,5 +262,26 @@ mod tests {
             "{note}"
         );
         assert_eq!(watch.failed("error[E0308]: mismatched types"), None);
+    }
+
+    #[test]
+    fn a_z3_function_missing_from_the_linked_z3_is_named_in_words() {
+        let linker = "error: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: \
+            /tmp/x/libcode_3.so: undefined reference to `Z3_mk_real_int64'\n\
+            collect2: error: ld returned 1 exit status";
+        assert_eq!(missing_z3_symbol(linker), Some("Z3_mk_real_int64"));
+        assert_eq!(missing_z3_symbol("undefined reference to `foo'"), None);
+        let note = Z3Watch::default().failed(linker).expect("a note");
+        assert!(
+            note.starts_with("`Z3_mk_real_int64` is not in Z3 "),
+            "{note}"
+        );
+        assert!(note.contains("scripts/with-z3-wheel"), "{note}");
+        let dlopen = "While processing instruction `Ok(\"LOAD_AND_RUN /x/libcode_4.so \
+            run_user_code_3\")`, got error: Message(\"dlopen failed\")";
+        let note = unloadable_on_old_z3(dlopen, "4.8.12").expect("a note");
+        assert!(note.starts_with("The cell could not be loaded. On Z3 4.8.12, older than"));
+        assert_eq!(unloadable_on_old_z3(dlopen, "5.4.1"), None);
+        assert_eq!(unloadable_on_old_z3("mismatched types", "4.8.12"), None);
     }
 }

@@ -5,7 +5,7 @@ mod cmd;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use puzzlebook_cli::kernel::serve;
 
 /// Literate, reproducible notebooks that teach constraint solving with Z3.
@@ -48,6 +48,13 @@ enum Command {
     Kernel(cmd::kernel::KernelCommand),
 }
 
+/// The arguments; `--version` also names the libz3 this process loaded.
+fn parse() -> Cli {
+    let long_version = cmd::version::long_version();
+    let matches = Cli::command().long_version(long_version).get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
 fn main() -> ExitCode {
     // evcxr runs cells in a child process started from this binary: ours
     // first gets its memory limit and marks `?` errors, then evcxr takes over.
@@ -60,7 +67,7 @@ fn main() -> ExitCode {
             Err(e) => cmd::fail(&anyhow::Error::new(e)),
         };
     }
-    let result = match Cli::parse().command {
+    let result = match parse().command {
         Command::Solve(p) => cmd::solve::execute(p),
         Command::Run(a) => cmd::run::execute(a),
         Command::Report(a) => cmd::report::execute(a),

@@ -60,6 +60,9 @@ pub enum Method {
     Function,
     /// Z3 over every bracketing.
     Complete,
+    /// Z3 chooses only the operators; orderings and bracketings are enumerated
+    /// in Rust, one query each under push/pop.
+    Operators,
     /// Exact search over every bracketing, no Z3.
     Exhaustive,
 }
@@ -82,6 +85,7 @@ pub fn solve(
         Method::Permutation => render(z3solve::solve_permutation(numbers, target, limit)?),
         Method::Function => render(z3solve::solve_function(numbers, target, limit)?),
         Method::Complete => z3solve::solve_complete(numbers, target, limit)?,
+        Method::Operators => z3solve::solve_operators(numbers, target, limit)?,
         Method::Exhaustive => all_expressions(numbers, target, limit),
     };
     debug_assert!(out.iter().all(|e| verify(e, numbers, target)));

@@ -369,3 +369,45 @@ pub fn solve_complete(
     }
     Ok(found.into_iter().take(limit).collect())
 }
+
+/// Z3 chooses only the operators: the numbers are constants, and the
+/// orderings (without repeats) and bracketings are enumerated here, one query
+/// each in a pushed scope of one solver, stopping once `limit` expressions
+/// are found. Returns verified expressions, sorted and without repeats.
+pub fn solve_operators(
+    numbers: &[i64],
+    target: i64,
+    limit: usize,
+) -> Result<Vec<String>, TwentyFourError> {
+    let what = "the 24 game (operators only)";
+    let solver = solver();
+    let mut found = std::collections::BTreeSet::new();
+    for order in super::exhaustive::distinct_permutations(numbers) {
+        let leaves: Vec<Real> = order.iter().map(|v| z3util::real(*v)).collect();
+        for shape in shapes(numbers.len()) {
+            if found.len() >= limit {
+                return Ok(found.into_iter().collect());
+            }
+            solver.push();
+            let mut ops = Vec::new();
+            let root = encode(&shape, &solver, &leaves, &mut 0, &mut ops);
+            solver.assert(root.eq(z3util::real(target)));
+            let render =
+                |order: &[i64], codes: &[u8]| rebuild(&shape, order, codes, &mut 0, &mut 0);
+            let result = (|| {
+                while found.len() < limit {
+                    match next_solution(&solver, &leaves, &ops, (numbers, target), what, render)? {
+                        Some((_, text)) => {
+                            found.insert(text);
+                        }
+                        None => break,
+                    }
+                }
+                Ok::<(), TwentyFourError>(())
+            })();
+            solver.pop(1);
+            result?;
+        }
+    }
+    Ok(found.into_iter().take(limit).collect())
+}

@@ -7,6 +7,7 @@
 //! [`solvers`]; those that time the `puzzlebook` command on a copy of the
 //! checkout (the runner) are in [`runner`].
 
+mod python;
 mod runner;
 mod solvers;
 
@@ -78,6 +79,17 @@ pub enum BenchError {
         /// What it said.
         stderr: String,
     },
+    /// The write-up's Python could not run.
+    #[error(
+        "the write-up's Python solve_24 ({step}): {detail}\n\
+         (its environment comes from cli/tests/kernel/setup-venv z3, which needs python3 with venv and PyPI)"
+    )]
+    Python {
+        /// What it was doing.
+        step: String,
+        /// What went wrong.
+        detail: String,
+    },
     /// `run --timings` did not time the cells it ran.
     #[error("expected {expected} timed cells from `run --timings`, read {got}:\n{stderr}")]
     Timings {
@@ -91,16 +103,22 @@ pub enum BenchError {
 }
 
 /// The benchmark groups, in the order `bench` runs them; their `--only` names
-/// are `24`, `srat`, `calculator`, `sum-product` and `report`.
+/// are `24`, `24-python`, `srat`, `calculator`, `smt2`, `sum-product`, `cells`,
+/// `report` and `grade`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Group {
     /// The 24 game over all 1820 multisets of 1..13.
     #[value(name = "24")]
     TwentyFour,
+    /// The 24 game: the write-up's Python beside the Rust solvers.
+    #[value(name = "24-python")]
+    TwentyFourPython,
     /// The Self-Referential Aptitude Test.
     Srat,
     /// Calculator: The Game.
     Calculator,
+    /// Level 38's SMT-LIB script with Z3's default solver and with `QF_NIA`.
+    Smt2,
     /// The Impossible Puzzle's dialogue.
     SumProduct,
     /// `report` fresh against `report --force`.
@@ -113,10 +131,12 @@ pub enum Group {
 
 impl Group {
     /// Every group.
-    pub const ALL: [Group; 7] = [
+    pub const ALL: [Group; 9] = [
         Group::TwentyFour,
+        Group::TwentyFourPython,
         Group::Srat,
         Group::Calculator,
+        Group::Smt2,
         Group::SumProduct,
         Group::Cells,
         Group::Report,
@@ -210,8 +230,10 @@ pub fn run(
         let repeat = options.repeat.max(1);
         rows.extend(match g {
             Group::TwentyFour => solvers::twenty_four(options.stride)?,
+            Group::TwentyFourPython => python::twenty_four(&options.root, options.stride)?,
             Group::Srat => solvers::srat(repeat)?,
             Group::Calculator => solvers::calculator(repeat)?,
+            Group::Smt2 => solvers::smt2_script()?,
             Group::SumProduct => solvers::sum_product(repeat, &[9, 100, 1000])?,
             Group::Cells => runner::cells(&options.binary, &options.root, repeat)?,
             Group::Report => runner::report(&options.binary, &options.root, repeat)?,

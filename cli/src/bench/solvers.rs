@@ -14,7 +14,11 @@ fn solver(what: &str) -> impl FnOnce(&dyn std::fmt::Display) -> BenchError + '_ 
     }
 }
 
-fn expect(what: &str, got: impl ToString, expected: impl ToString) -> Result<(), BenchError> {
+pub(super) fn expect(
+    what: &str,
+    got: impl ToString,
+    expected: impl ToString,
+) -> Result<(), BenchError> {
     let (got, expected) = (got.to_string(), expected.to_string());
     if got == expected {
         Ok(())
@@ -31,7 +35,8 @@ fn expect(what: &str, got: impl ToString, expected: impl ToString) -> Result<(),
 /// (all 1820 with `stride` 1, every `stride`-th otherwise), the first solution
 /// of each, as the write-up's loop does. Each solver's count of solvable
 /// multisets is checked against exact search: every bracketing for the
-/// exhaustive and complete solvers, the left-to-right shape for the other two.
+/// exhaustive, complete and operators-only solvers, the left-to-right shape
+/// for the write-up's two.
 pub fn twenty_four(stride: usize) -> Result<Vec<Measurement>, BenchError> {
     use twenty_four::exhaustive::{left_to_right_solutions, solvable};
     let all: Vec<Vec<i64>> = multisets(4, 1, 13)
@@ -62,6 +67,11 @@ pub fn twenty_four(stride: usize) -> Result<Vec<Measurement>, BenchError> {
         (
             Method::Complete,
             "Z3 complete encoding, every bracketing",
+            any_shape,
+        ),
+        (
+            Method::Operators,
+            "Z3 chooses only the operators, every bracketing (push/pop)",
             any_shape,
         ),
     ];
@@ -175,6 +185,51 @@ pub fn calculator(repeat: usize) -> Result<Vec<Measurement>, BenchError> {
             cpu,
             median: med,
         });
+    }
+    Ok(rows)
+}
+
+/// The smt2 group: the write-up's SMT-LIB script for level 38 (four moves),
+/// for the goals chapter 02 solves (-120 and -130), loaded as the chapter
+/// loads it, and checked once with Z3's default solver and once told the
+/// logic `QF_NIA`, as the chapter does. Each must answer sat; the default
+/// solver took minutes on Z3 4.8.12 (FACTS), so each runs once.
+pub fn smt2_script() -> Result<Vec<Measurement>, BenchError> {
+    use z3::{SatResult, Solver};
+    let z3 = puzzlebook::libz3::loaded().version;
+    let mut rows = Vec::new();
+    for goal in [-120, -130] {
+        let script = calculator::smt2_constraints(&Level::level_38(goal), 4)
+            .map_err(|e| solver("the level-38 script")(&e))?;
+        let group =
+            format!("Calculator level 38, goal {goal}, the write-up's SMT-LIB script, Z3 {z3}");
+        for (case, logic) in [
+            ("Z3's default solver", None),
+            ("told the logic QF_NIA (as chapter 02)", Some("QF_NIA")),
+        ] {
+            let (answers, total, cpu, median) = measure([logic], |logic| {
+                let s = match logic {
+                    Some(l) => Solver::new_for_logic(l).unwrap_or_default(),
+                    None => Solver::new(),
+                };
+                s.from_string(script.as_str());
+                Ok(s.check())
+            })?;
+            expect(
+                case,
+                format!("{:?}", answers[0]),
+                format!("{:?}", SatResult::Sat),
+            )?;
+            rows.push(Measurement {
+                group: group.clone(),
+                case: case.into(),
+                result: "sat".into(),
+                items: 1,
+                total,
+                cpu,
+                median,
+            });
+        }
     }
     Ok(rows)
 }

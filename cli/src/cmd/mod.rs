@@ -10,6 +10,7 @@ pub mod kernel;
 pub mod report;
 pub mod run;
 pub mod solve;
+pub mod version;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

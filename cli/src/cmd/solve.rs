@@ -67,6 +67,8 @@ pub enum MethodArg {
     Function,
     /// Z3 over every bracketing.
     Complete,
+    /// Z3 chooses only the operators; orderings and bracketings are enumerated.
+    Operators,
     /// Exact search over every bracketing, no Z3.
     Exhaustive,
 }
@@ -77,6 +79,7 @@ impl From<MethodArg> for Method {
             MethodArg::Permutation => Method::Permutation,
             MethodArg::Function => Method::Function,
             MethodArg::Complete => Method::Complete,
+            MethodArg::Operators => Method::Operators,
             MethodArg::Exhaustive => Method::Exhaustive,
         }
     }

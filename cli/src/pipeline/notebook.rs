@@ -105,6 +105,9 @@ pub enum Output {
     },
 }
 
+/// The nbformat tag of a cell whose output depends on the Z3 that runs it.
+pub const Z3_DEPENDENT: &str = "z3-dependent";
+
 /// A cell: its kind, source, the name of its result, and its outputs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotebookCell {
@@ -259,6 +262,27 @@ impl Notebook {
         })
     }
 
+    /// `metadata.puzzlebook.z3`: the Z3 version the outputs were computed on.
+    pub fn z3(&self) -> Option<&str> {
+        self.raw
+            .get("metadata")
+            .and_then(|m| m.get("puzzlebook"))
+            .and_then(|p| p.get("z3"))
+            .and_then(Value::as_str)
+    }
+
+    /// Records the Z3 version the outputs were computed on.
+    pub fn set_z3(&mut self, version: &str) {
+        if let Some(obj) = self.raw.as_object_mut() {
+            let meta = obj
+                .entry("metadata")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(m) = meta.as_object_mut() {
+                m.insert("puzzlebook".into(), json!({ "z3": version }));
+            }
+        }
+    }
+
     /// Serialises as Jupyter does: keys sorted, one-space indent, a final newline.
     pub fn to_json(&self) -> String {
         let mut doc = self.raw.clone();
@@ -366,6 +390,16 @@ impl NotebookCell {
             outputs,
             raw: c.clone(),
         })
+    }
+
+    /// Whether the cell's output depends on the Z3 that runs it: its choice
+    /// among right answers (which expression, which model first), or its
+    /// version. Marked by the nbformat tag `z3-dependent`: on another Z3 the
+    /// output may differ and still be right.
+    pub fn z3_dependent(&self) -> bool {
+        self.metadata("tags")
+            .and_then(Value::as_array)
+            .is_some_and(|tags| tags.iter().any(|t| t == Z3_DEPENDENT))
     }
 
     /// `metadata.<key>` as read, for metadata the pipeline does not model

@@ -98,6 +98,33 @@ pub fn apply_outputs(nb: &Notebook, outputs: Vec<Vec<Output>>, hashes: &[String]
     nb
 }
 
+/// For `check` on a Z3 other than the one `committed` was executed on: the
+/// `executed` notebook with the outputs of every z3-dependent cell (see
+/// [`NotebookCell::z3_dependent`](super::notebook::NotebookCell::z3_dependent))
+/// put back to the committed ones, and its Z3 record to the committed one, so
+/// that only what must not depend on the engine is compared byte for byte.
+/// Also returns how many cells are tagged, and the names of those whose
+/// outputs differed.
+pub fn across_engines(
+    committed: &Notebook,
+    mut executed: Notebook,
+) -> (Notebook, usize, Vec<String>) {
+    let mut tagged = 0;
+    let mut differed = Vec::new();
+    for c in committed.code_cells().filter(|c| c.cell.z3_dependent()) {
+        tagged += 1;
+        let i = c.position - 1;
+        if executed.cells[i].outputs != c.cell.outputs {
+            executed.cells[i].outputs = c.cell.outputs.clone();
+            differed.push(c.name.clone());
+        }
+    }
+    if let Some(z3) = committed.z3() {
+        executed.set_z3(z3);
+    }
+    (executed, tagged, differed)
+}
+
 /// A unified diff of `old` and `new`, or `None` when they are identical.
 pub fn diff(old: &str, new: &str, old_name: &str, new_name: &str) -> Option<String> {
     (old != new).then(|| {
@@ -112,6 +139,39 @@ pub fn diff(old: &str, new: &str, old_name: &str, new_name: &str) -> Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn across_engines_keeps_only_z3_dependent_outputs_and_names_them() {
+        let cell = |tags: &str, out: &str| {
+            format!(
+                r#"{{"cell_type": "code", "metadata": {{"name": "c{out}", "tags": [{tags}]}},
+                    "source": "x", "outputs": [{{"output_type": "stream", "name": "stdout",
+                    "text": "{out}"}}]}}"#
+            )
+        };
+        let nb = |a: &str, b: &str, c: &str, z3: &str| {
+            Notebook::parse(&format!(
+                r#"{{"nbformat": 4, "nbformat_minor": 5,
+                    "metadata": {{"puzzlebook": {{"z3": "{z3}"}}}},
+                    "cells": [{}, {}, {}]}}"#,
+                cell(r#""z3-dependent""#, a),
+                cell(r#""other""#, b),
+                cell(r#""z3-dependent""#, c),
+            ))
+            .unwrap()
+        };
+        let committed = nb("1", "2", "3", "4.8.12");
+        // The first z3-dependent cell differs, the untagged one too; the
+        // last z3-dependent one is the same.
+        let executed = nb("9", "8", "3", "5.4.1");
+        let (kept, tagged, differed) = across_engines(&committed, executed);
+        assert_eq!(tagged, 2);
+        assert_eq!(differed, ["c1"]);
+        assert_eq!(kept.z3(), Some("4.8.12"));
+        assert_eq!(kept.cells[0].outputs, committed.cells[0].outputs);
+        assert_ne!(kept.cells[1].outputs, committed.cells[1].outputs);
+        assert_eq!(kept.cells[2].outputs, committed.cells[2].outputs);
+    }
 
     #[test]
     fn file_changes_name_missing_edited_and_left_over_files() {

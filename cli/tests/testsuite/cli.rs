@@ -214,6 +214,10 @@ fn bench_prints_a_markdown_table_of_checked_cases_with_ratios() {
         "--only",
         "24",
         "--only",
+        "24-python",
+        "--root",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
+        "--only",
         "srat",
         "--only",
         "calculator",
@@ -225,14 +229,42 @@ fn bench_prints_a_markdown_table_of_checked_cases_with_ratios() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("| ")).collect();
-    // A header, then 4 + 2 + 4 cases.
-    assert_eq!(rows.len(), 11, "{out}");
+    // A header, then 5 + 4 + 2 + 4 cases.
+    assert_eq!(rows.len(), 16, "{out}");
     assert!(out.contains("|---"), "{out}");
     assert!(out.contains("| 24 game, 10 multisets "), "{out}");
+    // The write-up's Python, on the wheel's Z3, and the Rust solvers, with
+    // the Z3 each loaded named; all solve the same multisets.
+    let python: Vec<&&str> = rows
+        .iter()
+        .filter(|r| r.contains("| 24 game against the write-up's Python, 10 multisets, "))
+        .collect();
+    assert_eq!(python.len(), 4, "{out}");
+    assert!(
+        python[0].contains("the write-up's Python solve_24 (z3-solver, Z3 5.4.1)"),
+        "{out}"
+    );
+    let z3 = puzzlebook::libz3::loaded();
+    let engines = if z3.version == "5.4.1" {
+        format!("both on Z3 5.4.1 ({}", z3.file.unwrap().display())
+    } else {
+        "different engines: Python on Z3 5.4.1 (".to_string()
+    };
+    assert!(python[0].contains(&engines), "{out}");
+    let solvable = |r: &str| r.split('|').nth(3).unwrap().trim().to_string();
+    assert!(
+        python
+            .iter()
+            .skip(1)
+            .take(2)
+            .all(|r| solvable(r) == solvable(python[0])),
+        "{out}"
+    );
     assert!(out.contains("DADBEDDEDABADBADBABE"), "{out}");
     // Each group's first case is its baseline.
     for group in [
-        "24 game",
+        "24 game,",
+        "24 game against",
         "Self-Referential",
         "Calculator level 38",
         "Calculator, 7 moves",
@@ -482,4 +514,43 @@ fn grade_reports_each_bad_submission_for_its_student_and_refuses_a_source_withou
             .unwrap();
         assert!(html.contains("Not graded"), "{page}: {html}");
     }
+}
+
+#[test]
+fn version_names_the_libz3_the_command_loaded() {
+    use puzzlebook::libz3::{self, BUILT_AGAINST};
+    let o = puzzlebook(&["--version"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], concat!("puzzlebook ", env!("CARGO_PKG_VERSION")));
+    // This test links the same libz3 as the command it built.
+    let here = libz3::loaded();
+    assert_eq!(here.version, BUILT_AGAINST);
+    assert_eq!(
+        lines[1],
+        format!("{here}, built against Z3 {BUILT_AGAINST}")
+    );
+    assert!(lines[1].contains("/libz3.so"), "{out}");
+    // scripts/with-z3-wheel names the folder of the wheel's libz3.
+    if let Some(dir) = std::env::var_os("PUZZLEBOOK_Z3_LIB") {
+        let dir = std::fs::canonicalize(dir).unwrap();
+        assert!(lines[1].contains(&*dir.to_string_lossy()), "{out}");
+    }
+    // Debian's 4.8.12 is older than the z3 crate's minimum, and says so.
+    if libz3::older(&here.version, libz3::MIN_SUPPORTED) {
+        assert!(
+            out.contains(&format!(
+                "note: Z3 {} is older than {}",
+                here.version,
+                libz3::MIN_SUPPORTED
+            )),
+            "{out}"
+        );
+    } else {
+        assert!(!out.contains("older than"), "{out}");
+    }
+    // -V stays one line.
+    let short = stdout(&puzzlebook(&["-V"]));
+    assert_eq!(short.trim_end(), lines[0]);
 }

@@ -846,3 +846,113 @@ fn a_plain_notebook_runs_outside_a_checkout() {
     assert!(err.contains("Cargo.lock"), "{err}");
     assert!(err.contains("pass --root"), "{err}");
 }
+
+/// Outputs recorded on another Z3: `check --execute` leaves the cells tagged
+/// `z3-dependent` out of the comparison and says so, compares the rest byte
+/// for byte, and `report` says whose outputs it replaced.
+#[test]
+fn outputs_from_another_z3_are_compared_except_the_engine_s_choices() {
+    let _g = lock();
+    let f = Fixture::new(&["small-b.ipynb"]);
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let nb = f.notebook("small-b.ipynb");
+    let mut doc: serde_json::Value = serde_json::from_str(&f.read(&nb)).unwrap();
+    let here = doc["metadata"]["puzzlebook"]["z3"]
+        .as_str()
+        .expect("report records the Z3 it ran on")
+        .to_string();
+    assert_eq!(here, puzzlebook::libz3::loaded().version);
+    // As if executed on a Z3 that chose another answer for `answer`: the
+    // record, the notebook's output, its report and its page, consistently.
+    doc["metadata"]["puzzlebook"]["z3"] = "4.0.0".into();
+    let write = |doc: &serde_json::Value| {
+        let mut s = serde_json::to_string_pretty(doc).unwrap();
+        s.push('\n');
+        std::fs::write(&nb, s.replace("\"42\"", "\"43\"")).unwrap();
+    };
+    write(&doc);
+    let report = f.report("small-b.ipynb");
+    let page = report.with_extension("html");
+    std::fs::write(&report, f.read(&report).replace(": 42\n", ": 43\n")).unwrap();
+    std::fs::write(&page, f.read(&page).replace(">42</pre>", ">43</pre>")).unwrap();
+
+    // Untagged, the difference is a difference.
+    let o = run(&mut f.cmd(&["check", "--execute"]));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stdout));
+    let out = text(&o.stdout);
+    let said = format!(
+        "notebooks/small-b.ipynb: executed on Z3 {here}, its outputs are from Z3 4.0.0: \
+         no cell is tagged z3-dependent; every other output is compared byte for byte"
+    );
+    assert!(out.contains(&said), "{out}");
+    assert!(out.contains("+: 42\n"), "{out}");
+
+    // Tagged z3-dependent, it is named and not compared.
+    doc["cells"][2]["metadata"]["tags"] = serde_json::json!(["z3-dependent"]);
+    write(&doc);
+    let before = (f.read(&nb), f.read(&report), f.read(&page));
+    let o = run(&mut f.cmd(&["check", "--execute"]));
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
+    let said = format!(
+        "notebooks/small-b.ipynb: executed on Z3 {here}, its outputs are from Z3 4.0.0: \
+         z3-dependent output differs (answer), not compared; every other output is compared byte for byte"
+    );
+    assert!(out.contains(&said), "{out}");
+    assert_eq!(
+        (f.read(&nb), f.read(&report), f.read(&page)),
+        before,
+        "check never writes"
+    );
+
+    // `report` executes nothing for a Z3 alone; forced, it says whose outputs
+    // it replaced and records this Z3.
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(
+        text(&o.stdout).contains("up to date, not executed"),
+        "{}",
+        text(&o.stdout)
+    );
+    assert_eq!(f.read(&nb), before.0);
+    let o = run(&mut f.cmd(&["report", "--force"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains(&format!(
+            "notebooks/small-b.ipynb: executed on Z3 {here}; its outputs were from Z3 4.0.0"
+        )),
+        "{out}"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&f.read(&nb)).unwrap();
+    assert_eq!(doc["metadata"]["puzzlebook"]["z3"], here.as_str());
+    assert!(f.read(&report).contains(": 42\n"));
+}
+
+/// A cell that calls a z3 function newer than the Z3 the build links cannot
+/// be loaded; the error says why in words. On a Z3 that has it, it runs.
+#[test]
+fn a_z3_function_the_linked_z3_lacks_is_explained_in_words() {
+    use puzzlebook::libz3::{self, BUILT_AGAINST};
+    let _g = lock();
+    let f = Fixture::new(&["newer-z3-function.ipynb"]);
+    let nb = f.notebook("newer-z3-function.ipynb");
+    let o = run(&mut f.cmd(&["run", nb.to_str().unwrap()]));
+    // Debian's 4.8.12 lacks `Z3_mk_real_int64`; the Z3s the z3 crate
+    // supports have it.
+    if libz3::older(BUILT_AGAINST, libz3::MIN_SUPPORTED) {
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+        let err = text(&o.stderr);
+        assert!(err.contains("(code cell 2, \"one-third\") failed"), "{err}");
+        assert!(
+            err.contains(&format!(
+                "The cell could not be loaded. On Z3 {BUILT_AGAINST}, older than {}",
+                libz3::MIN_SUPPORTED
+            )),
+            "{err}"
+        );
+        assert!(err.contains("`Z3_mk_real_int64`"), "{err}");
+    } else {
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    }
+}

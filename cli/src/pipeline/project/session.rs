@@ -61,6 +61,8 @@ struct Session<'a> {
     /// How many notebooks ran, and how many did not need to, for the summary.
     executed: usize,
     up_to_date: usize,
+    /// The Z3 version this run executes on, which executed notebooks record.
+    z3: String,
 }
 
 /// `puzzlebook report` / `puzzlebook check`, by mode.
@@ -92,6 +94,7 @@ pub fn report(project: &Project, given: &[PathBuf], mode: Mode) -> Result<Verdic
         timed: false,
         executed: 0,
         up_to_date: 0,
+        z3: puzzlebook::libz3::loaded().version,
     };
     let plans: Vec<Plan> = loaded.iter().map(|l| session.plan(l, mode)).collect();
     let todo: Vec<usize> = (0..loaded.len()).filter(|&i| plans[i].run).collect();
@@ -156,10 +159,9 @@ impl Session<'_> {
         self.durations.set(&l.label, took.secs);
         self.timed = true;
         let hashes = stages::expected_hashes(&l.nb, &self.fingerprint);
-        Ok(Executed {
-            nb: stages::apply_outputs(&l.nb, outputs, &hashes),
-            took,
-        })
+        let mut nb = stages::apply_outputs(&l.nb, outputs, &hashes);
+        nb.set_z3(&self.z3);
+        Ok(Executed { nb, took })
     }
 
     /// Checks one notebook: its hashes and rendered files, and when the plan
@@ -183,7 +185,18 @@ impl Session<'_> {
             }
             return Ok(verdict);
         }
-        let executed = self.executed(l, ran)?;
+        let mut executed = self.executed(l, ran)?;
+        if let Some(recorded) = l.nb.z3().filter(|z3| *z3 != self.z3) {
+            // Results Z3 chooses may differ on another Z3 and still be right;
+            // the tests check them by meaning on both (README, "Z3 versions").
+            let (nb, tagged, differed) = stages::across_engines(&l.nb, executed.nb);
+            executed.nb = nb;
+            crate::outln!(
+                "{label}: executed on Z3 {}, its outputs are from Z3 {recorded}: {}; every other output is compared byte for byte",
+                self.z3,
+                z3_dependent(tagged, &differed)
+            );
+        }
         let rendered = book::files(&executed.nb, &l.chapter, &self.book);
         let mut diffs = vec![stages::diff(
             &l.nb.to_json(),
@@ -232,6 +245,12 @@ impl Session<'_> {
         let (nb, rendered, took) = if run {
             self.executed += 1;
             let executed = self.executed(l, ran)?;
+            if let Some(recorded) = l.nb.z3().filter(|z3| *z3 != self.z3) {
+                crate::outln!(
+                    "{label}: executed on Z3 {}; its outputs were from Z3 {recorded}",
+                    self.z3
+                );
+            }
             let rendered = book::files(&executed.nb, &l.chapter, &self.book);
             (executed.nb, rendered, Some(executed.took))
         } else {
@@ -434,6 +453,20 @@ fn summary(executed: usize, up_to_date: usize, reports: &str) -> String {
         "{what}. The reports are in {reports}/.\n\
          To execute every notebook again: puzzlebook report --force"
     )
+}
+
+/// What `check` says of the z3-dependent cells that differed on another Z3.
+fn z3_dependent(tagged: usize, differed: &[String]) -> String {
+    match differed {
+        [] if tagged == 0 => "no cell is tagged z3-dependent".into(),
+        [] => "the z3-dependent outputs are the same".into(),
+        names => format!(
+            "z3-dependent output{} differ{} ({}), not compared",
+            if names.len() == 1 { "" } else { "s" },
+            if names.len() == 1 { "s" } else { "" },
+            names.join(", ")
+        ),
+    }
 }
 
 #[cfg(test)]
