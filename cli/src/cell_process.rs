@@ -2,10 +2,12 @@
 //! as its child (with `EVCXR_IS_RUNTIME` set), and before evcxr's runtime
 //! takes over, [`hook`] gives it a memory limit, marks a cell whose `?`
 //! returned an error or that panicked (both of which evcxr itself reports as
-//! a success), and ends it when the runner or kernel that started it has gone.
+//! a success), ends each cell's output on both streams with a mark, and ends
+//! the process when the runner or kernel that started it has gone.
 
 use std::io::{BufRead, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
+use std::time::Duration;
 
 /// The variable that carries the cells' memory limit, in bytes, from the
 /// runner or the kernel to the child ([`crate::engine::EngineScope::engine`]).
@@ -29,6 +31,49 @@ const EVCXR_USER_ERROR: &[u8] = b"EVCXR_ERROR_OCCURRED\n";
 /// error first). evcxr reads it, forgets the cell's new variables and
 /// reports success.
 const EVCXR_PANIC: &[u8] = b"EVCXR_PANIC_NOTIFICATION\n";
+
+/// The line evcxr's runtime prints on standard output when a cell's code has
+/// returned; evcxr reads it as the end of the cell.
+const EVCXR_COMPLETE: &[u8] = b"EVCXR_EXECUTION_COMPLETE\n";
+
+/// The MIME type of the block a cell's outputs carry when it ran in this
+/// process: its content is the cell's run number, which its end marks carry.
+const RAN_MIME: &str = "application/x-puzzlebook-cell-ran";
+
+/// The start of the line that ends a cell's output on standard output and
+/// on standard error, followed by the cell's run number (counted in this
+/// process from 1; the first run, evcxr's own, has no mark). evcxr returns from a cell once it has read the cell's
+/// standard output, but reads standard error on a thread of its own and
+/// hands both on through channels; so a reader that waits for both marks
+/// has every line the cell printed, and none is left to arrive after the
+/// cell's result (a kernel would send it after the cell's reply, and
+/// Jupyter drops it).
+const END_OF_OUTPUT: &str = "PUZZLEBOOK_END_OF_CELL_OUTPUT ";
+
+/// How long the runner and the kernel wait at most, after evcxr returned
+/// from a cell, for its end marks: the time they take is that of a thread
+/// handing on a line, but a loaded machine may delay one by far more.
+pub const END_WAIT: Duration = Duration::from_secs(5);
+
+/// The run number of a cell's end mark, if `line` (without its newline) is
+/// one. Every reader of a cell's streams drops these lines.
+pub fn end_of_output(line: &str) -> Option<u64> {
+    line.strip_prefix(END_OF_OUTPUT)?.trim_end().parse().ok()
+}
+
+/// Removes the block that says a cell ran in the cell process from its
+/// outputs, and returns the cell's run number: then both of its streams end
+/// with a mark carrying that number ([`end_of_output`]). None for a cell
+/// that never reached the process (a compile error, a `:dep` command) and
+/// one that ended it.
+pub fn take_ran(outputs: &mut evcxr::EvalOutputs) -> Option<u64> {
+    outputs
+        .content_by_mime_type
+        .remove(RAN_MIME)?
+        .trim()
+        .parse()
+        .ok()
+}
 
 /// Why a cell that evcxr reports as a success failed: the mark
 /// [`copy_marking`] put in its outputs.
@@ -107,6 +152,8 @@ impl std::fmt::Display for CellMark {
 /// after its panic line one of type [`PANIC_MIME`]; evcxr hands either back
 /// in the cell's outputs as it does any `EVCXR_BEGIN_CONTENT` block. So the
 /// cell's result itself says that it failed, with nothing left to timing.
+/// Before the line that ends a cell, it writes the cell's end marks
+/// ([`END_OF_OUTPUT`]) and a [`RAN_MIME`] block.
 fn mark_user_errors() -> std::io::Result<()> {
     let mut fds = [0; 2];
     // SAFETY: pipe writes two descriptors into the array it is given; dup and
@@ -128,6 +175,7 @@ fn mark_user_errors() -> std::io::Result<()> {
             let _ = copy_marking(
                 std::io::BufReader::new(std::fs::File::from(read)),
                 std::fs::File::from(evcxr),
+                std::io::stderr(),
             );
         })?;
     Ok(())
@@ -137,9 +185,16 @@ fn mark_user_errors() -> std::io::Result<()> {
 /// every user-error line and after every panic line. The panic's mark comes
 /// after, not before: a panic in the middle of a rich-output block ends
 /// that block at evcxr's panic line, and a mark before it would be read as
-/// the block's content.
-fn copy_marking(mut from: impl BufRead, mut to: impl Write) -> std::io::Result<()> {
+/// the block's content. Before each line that ends a cell, the cell's end
+/// mark goes to `err` (standard error, where the cell's own lines went
+/// before it) and to `to`, and its run number in a [`RAN_MIME`] block.
+fn copy_marking(
+    mut from: impl BufRead,
+    mut to: impl Write,
+    mut err: impl Write,
+) -> std::io::Result<()> {
     let mut line = Vec::new();
+    let mut run: u64 = 0;
     loop {
         line.clear();
         if from.read_until(b'\n', &mut line)? == 0 {
@@ -149,6 +204,24 @@ fn copy_marking(mut from: impl BufRead, mut to: impl Write) -> std::io::Result<(
             write!(
                 to,
                 "EVCXR_BEGIN_CONTENT {USER_ERROR_MIME}\nEVCXR_END_CONTENT\n"
+            )?;
+        }
+        if line == EVCXR_COMPLETE {
+            run += 1;
+        }
+        // The first run is evcxr's own `42`, while its context starts:
+        // before anyone can read the context's standard output channel, and
+        // evcxr waits until that channel is empty, so a mark there would
+        // hang it. (A process evcxr starts again after a crash runs no `42`:
+        // its first cell goes unmarked, and no reader waits for it.)
+        if line == EVCXR_COMPLETE && run > 1 {
+            // Standard error first: a kernel that has the mark on standard
+            // output may already be waiting for this one.
+            writeln!(err, "{END_OF_OUTPUT}{run}")?;
+            err.flush()?;
+            write!(
+                to,
+                "EVCXR_BEGIN_CONTENT {RAN_MIME}\n{run}\nEVCXR_END_CONTENT\n{END_OF_OUTPUT}{run}\n"
             )?;
         }
         to.write_all(&line)?;
@@ -169,35 +242,91 @@ pub fn out_of_memory(message: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// Copies `input` as the cell process does: what evcxr reads on
+    /// standard output, and what the cell process adds on standard error.
+    fn copied(input: &str) -> (String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        copy_marking(input.as_bytes(), &mut out, &mut err).unwrap();
+        (
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    }
+
     #[test]
     fn the_user_error_line_gets_a_mark_before_it_and_the_rest_passes_as_is() {
-        let input = "a line\nEVCXR_ERROR_OCCURRED\nEVCXR_EXECUTION_COMPLETE\nno newline";
-        let mut out = Vec::new();
-        copy_marking(input.as_bytes(), &mut out).unwrap();
+        let (out, _) = copied("a line\nEVCXR_ERROR_OCCURRED\nno newline");
         assert_eq!(
-            String::from_utf8(out).unwrap(),
+            out,
             format!(
                 "a line\nEVCXR_BEGIN_CONTENT {USER_ERROR_MIME}\nEVCXR_END_CONTENT\n\
-                 EVCXR_ERROR_OCCURRED\nEVCXR_EXECUTION_COMPLETE\nno newline"
+                 EVCXR_ERROR_OCCURRED\nno newline"
             )
         );
         // The same words inside a longer line are the cell's own output.
-        let mut out = Vec::new();
-        copy_marking("say EVCXR_ERROR_OCCURRED\n".as_bytes(), &mut out).unwrap();
-        assert_eq!(out, b"say EVCXR_ERROR_OCCURRED\n");
+        let (out, err) = copied("say EVCXR_ERROR_OCCURRED\nsay EVCXR_EXECUTION_COMPLETE\n");
+        assert_eq!(
+            out,
+            "say EVCXR_ERROR_OCCURRED\nsay EVCXR_EXECUTION_COMPLETE\n"
+        );
+        assert_eq!(err, "");
     }
 
     #[test]
     fn the_panic_line_gets_a_mark_after_it() {
-        let input = "EVCXR_BEGIN_CONTENT text/plain\nhalf\nEVCXR_PANIC_NOTIFICATION\nEVCXR_EXECUTION_COMPLETE\n";
-        let mut out = Vec::new();
-        copy_marking(input.as_bytes(), &mut out).unwrap();
+        let (out, _) =
+            copied("EVCXR_BEGIN_CONTENT text/plain\nhalf\nEVCXR_PANIC_NOTIFICATION\nmore\n");
         assert_eq!(
-            String::from_utf8(out).unwrap(),
+            out,
             format!(
                 "EVCXR_BEGIN_CONTENT text/plain\nhalf\nEVCXR_PANIC_NOTIFICATION\n\
-                 EVCXR_BEGIN_CONTENT {PANIC_MIME}\nEVCXR_END_CONTENT\nEVCXR_EXECUTION_COMPLETE\n"
+                 EVCXR_BEGIN_CONTENT {PANIC_MIME}\nEVCXR_END_CONTENT\nmore\n"
             )
+        );
+    }
+
+    #[test]
+    fn each_cell_s_output_ends_with_its_numbered_mark_on_both_streams() {
+        let (out, err) = copied(
+            "42\nEVCXR_EXECUTION_COMPLETE\nfirst\nEVCXR_EXECUTION_COMPLETE\n\
+             EVCXR_ERROR_OCCURRED\nEVCXR_EXECUTION_COMPLETE\n",
+        );
+        // evcxr's own first run, before its channels have a reader, is not
+        // marked; the cells after it are.
+        assert_eq!(
+            out,
+            format!(
+                "42\nEVCXR_EXECUTION_COMPLETE\nfirst\n\
+                 EVCXR_BEGIN_CONTENT {RAN_MIME}\n2\nEVCXR_END_CONTENT\n{END_OF_OUTPUT}2\n\
+                 EVCXR_EXECUTION_COMPLETE\n\
+                 EVCXR_BEGIN_CONTENT {USER_ERROR_MIME}\nEVCXR_END_CONTENT\nEVCXR_ERROR_OCCURRED\n\
+                 EVCXR_BEGIN_CONTENT {RAN_MIME}\n3\nEVCXR_END_CONTENT\n{END_OF_OUTPUT}3\n\
+                 EVCXR_EXECUTION_COMPLETE\n"
+            )
+        );
+        assert_eq!(err, format!("{END_OF_OUTPUT}2\n{END_OF_OUTPUT}3\n"));
+        // Each stream's reader knows the mark, and the run it ends.
+        let lines: Vec<&str> = out.lines().chain(err.lines()).collect();
+        let marks: Vec<u64> = lines.iter().filter_map(|l| end_of_output(l)).collect();
+        assert_eq!(marks, [2, 3, 2, 3]);
+        assert_eq!(end_of_output("first"), None);
+        assert_eq!(end_of_output("PUZZLEBOOK_END_OF_CELL_OUTPUT x"), None);
+    }
+
+    #[test]
+    fn the_ran_block_reaches_the_outputs_and_is_taken_from_them() {
+        let mut outputs = evcxr::EvalOutputs::new();
+        assert_eq!(take_ran(&mut outputs), None);
+        outputs
+            .content_by_mime_type
+            .insert(RAN_MIME.into(), "7".into());
+        outputs
+            .content_by_mime_type
+            .insert("text/plain".into(), "kept".into());
+        assert_eq!(take_ran(&mut outputs), Some(7));
+        assert_eq!(
+            outputs.content_by_mime_type.keys().collect::<Vec<_>>(),
+            ["text/plain"]
         );
     }
 

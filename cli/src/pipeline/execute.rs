@@ -8,7 +8,7 @@ use thiserror::Error;
 
 use super::notebook::{CodeCell, Notebook, Output};
 use crate::ansi::strip_ansi;
-use crate::cell_process::{out_of_memory, CellMark};
+use crate::cell_process::{end_of_output, out_of_memory, take_ran, CellMark, END_WAIT};
 use crate::engine::{EngineError, EngineScope};
 use crate::hints::Z3Watch;
 use crate::limits::memory_text;
@@ -174,8 +174,12 @@ impl StdoutCollector {
         StdoutCollector { lines }
     }
 
+    /// Every line printed since the last call, without the cell process's
+    /// end marks ([`end_of_output`]).
     fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.lines.lock().unwrap_or_else(|e| e.into_inner()))
+        let mut lines = std::mem::take(&mut *self.lines.lock().unwrap_or_else(|e| e.into_inner()));
+        lines.retain(|l| end_of_output(l).is_none());
+        lines
     }
 }
 
@@ -317,6 +321,36 @@ impl Engine {
         Ok(())
     }
 
+    /// What the cell run `ran` (its number in the cell process, if it ran
+    /// there) printed on standard error: every line up to its end mark, which
+    /// evcxr's reader thread may hand on after `execute` returned. A cell
+    /// that did not run, or ended the process, has no mark; a crash's last
+    /// words are given a moment to arrive.
+    fn stderr_of(&self, ran: Option<u64>) -> Vec<String> {
+        let mut lines = Vec::new();
+        match ran {
+            Some(run) => {
+                let deadline = std::time::Instant::now() + END_WAIT;
+                while let Ok(line) = self.stderr.recv_deadline(deadline) {
+                    match end_of_output(&line) {
+                        Some(end) if end == run => break,
+                        Some(_) => {}
+                        None => lines.push(line),
+                    }
+                }
+            }
+            None => {
+                std::thread::sleep(Duration::from_millis(20));
+                lines.extend(
+                    self.stderr
+                        .try_iter()
+                        .filter(|l| end_of_output(l).is_none()),
+                );
+            }
+        }
+        lines
+    }
+
     /// Runs one cell: its outputs, or why it failed. A watchdog kills the
     /// evcxr process if the cell is still running after `timeout`.
     fn run(
@@ -338,14 +372,13 @@ impl Engine {
             timed_out
         });
         let started = std::time::Instant::now();
-        let result = self.ctx.execute(source);
+        let mut result = self.ctx.execute(source);
         let elapsed = started.elapsed();
         let _ = done.send(());
         let timed_out = watchdog.join().unwrap_or(false);
+        let ran = result.as_mut().ok().and_then(take_ran);
         let stdout: Vec<String> = self.stdout.take();
-        // Give the stderr reader thread a moment to deliver a panic message.
-        std::thread::sleep(Duration::from_millis(20));
-        let stderr: Vec<String> = self.stderr.try_iter().collect();
+        let stderr = self.stderr_of(ran);
         if crate::engine::interrupted() {
             return Err(CellFailure::Interrupted);
         }

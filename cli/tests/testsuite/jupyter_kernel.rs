@@ -839,6 +839,69 @@ fn a_crash_loses_no_earlier_variable_and_a_question_mark_error_fails_its_cell() 
     assert_eq!(cells[2]["status"], "error", "{seen:#}");
 }
 
+/// Everything a cell prints reaches Jupyter before the cell's reply, on both
+/// streams and however much: evcxr returns once it has read a cell's standard
+/// output and reads its standard error on a thread of its own, and a client
+/// stops listening to a cell at its idle status, so a line sent after it is
+/// lost (evcxr_jupyter waited one millisecond, and only for a cell with a
+/// value).
+#[test]
+fn every_line_a_cell_prints_reaches_jupyter_before_its_reply() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let jupyter = Jupyter::new();
+    let many = "for i in 0..2000 {\n    eprintln!(\"err {i}\");\n    println!(\"out {i}\");\n}";
+    let seen = jupyter.run_cells(
+        false,
+        &[],
+        &[
+            many,
+            "eprintln!(\"last words\");",
+            "println!(\"one line\");",
+            many,
+            "eprintln!(\"before\");\nlet n: i32 = \"x\".parse()?;\nn",
+        ],
+    );
+    let cells = seen["cells"].as_array().unwrap();
+    // The first cell may wait for the crate's load, and say so.
+    let printed = |i: usize| -> Vec<String> {
+        let mut lines: Vec<String> = cells[i]["streams"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with(LOADING_NOTE))
+            .map(str::to_string)
+            .collect();
+        lines.sort();
+        lines
+    };
+    let mut all: Vec<String> = (0..2000)
+        .flat_map(|i| [format!("err {i}"), format!("out {i}")])
+        .collect();
+    all.sort();
+    for i in [0, 3] {
+        assert_eq!(cells[i]["status"], "ok", "{:#}", cells[i]);
+        let lines = printed(i);
+        assert!(
+            lines == all,
+            "cell {}: {} of 4000 lines arrived before its reply",
+            i + 1,
+            lines.len()
+        );
+    }
+    assert_eq!(printed(1), ["last words"], "{seen:#}");
+    assert_eq!(printed(2), ["one line"], "{seen:#}");
+    // A failing cell's own lines come before its error, too.
+    assert_eq!(cells[4]["status"], "error", "{seen:#}");
+    let failed = printed(4);
+    assert!(failed.contains(&"before".to_string()), "{failed:?}");
+    assert!(
+        failed
+            .iter()
+            .any(|l| l.contains("invalid digit found in string")),
+        "{failed:?}"
+    );
+}
+
 #[test]
 fn a_released_chapter_runs_in_jupyter_and_stops_only_at_its_exercises() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());

@@ -847,6 +847,36 @@ fn a_plain_notebook_runs_outside_a_checkout() {
     assert!(err.contains("pass --root"), "{err}");
 }
 
+/// Every line a cell prints is its output, on both streams, however many:
+/// evcxr returns from a cell once it has read the cell's standard output,
+/// but hands standard error on from a thread of its own, so the runner waits
+/// for the end mark the cell process writes there, not for a while.
+#[test]
+fn every_line_a_cell_prints_is_in_its_output() {
+    let _g = lock();
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        cli_dir().join("tests/fixtures/notebooks/loud.ipynb"),
+        d.path().join("loud.ipynb"),
+    )
+    .unwrap();
+    let o = run(puzzlebook(&["run", "loud.ipynb"]).current_dir(d.path()));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // `run` prints each cell's standard output, then its standard error,
+    // then its value: the loop's is `()`.
+    let mut expected: String = (0..2000).map(|i| format!("out {i}\n")).collect();
+    expected.extend((0..2000).map(|i| format!("err {i}\n")));
+    expected.push_str("()\nlast words\n");
+    let printed = text(&o.stdout);
+    assert!(
+        printed == expected,
+        "{} lines printed, {} expected; the last: {:?}",
+        printed.lines().count(),
+        expected.lines().count(),
+        printed.lines().last()
+    );
+}
+
 /// Outputs recorded on another Z3: `check --execute` leaves the cells tagged
 /// `z3-dependent` out of the comparison and says so, compares the rest byte
 /// for byte, and `report` says whose outputs it replaced.

@@ -256,6 +256,7 @@ impl Server {
                 (eval_result, message)
             })
             .await;
+            let joined = self.ext.output_sent(joined).await; // puzzlebook: a cell's output goes out before its reply.
             let Some((eval_result, message)) = self
                 .ext
                 .survive_panic(joined, &request, execution_count, execution_reply_sender)
@@ -591,9 +592,9 @@ impl Server {
     }
 
     async fn pass_output_line(&self, output_name: &'static str, line: String) {
-        if self.ext.muted() {
+        if self.ext.held(output_name, &line) {
             return;
-        } // puzzlebook: a replay's output was shown when its cells first ran.
+        } // puzzlebook: end marks; a replay's output was shown when its cells first ran.
         let mut message = None;
         if let Some(exec_request) = &*self.latest_execution_request.lock().await {
             message = Some(exec_request.new_message("stream"));

@@ -2,8 +2,10 @@
 //! one-line hook marked `puzzlebook:` in `core.rs`, so that moving to a newer
 //! evcxr_jupyter is a rebase: waiting for the crate's load ([`super::loading`]),
 //! pinning versions before a `:dep`, the Z3 hints ([`crate::hints`]), a cell
-//! whose `?` returned an error or that panicked, a panic in the engine, and replaying the
-//! session after the cell process ended ([`crate::kernel::replay`]).
+//! whose `?` returned an error or that panicked, a panic in the engine, a
+//! cell's output sent before its reply ([`super::output_ends`]), and
+//! replaying the session after the cell process ended
+//! ([`crate::kernel::replay`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -17,7 +19,8 @@ use tokio::sync::Mutex;
 use super::connection::Connection;
 use super::jupyter_message::JupyterMessage;
 use super::loading::{BeforeDep, BeforeLoad, LoadState, Loading, NotLoaded, LOADING_NOTE};
-use crate::cell_process::CellMark;
+use super::output_ends::OutputEnds;
+use crate::cell_process::{take_ran, CellMark, END_WAIT};
 use crate::hints::Z3Watch;
 use crate::kernel::locks::lock;
 use crate::kernel::replay;
@@ -51,8 +54,16 @@ pub(crate) struct Extension {
     before_dep: BeforeDep,
     /// While set, what cells print is not sent (a replay's).
     muted: Arc<AtomicBool>,
+    /// The cells' end marks the output thread has passed.
+    ends: OutputEnds,
     cells: Arc<std::sync::Mutex<Cells>>,
 }
+
+/// What the engine's thread hands back for a cell: its result and request.
+type Joined<M> = std::result::Result<
+    (std::result::Result<evcxr::EvalOutputs, evcxr::Error>, M),
+    tokio::task::JoinError,
+>;
 
 impl Extension {
     /// Starts loading the crate into `engine` in the background.
@@ -67,6 +78,7 @@ impl Extension {
             wait_interrupted: Arc::new(AtomicBool::new(false)),
             before_dep: hooks.before_dep,
             muted: Arc::new(AtomicBool::new(false)),
+            ends: OutputEnds::default(),
             cells: Arc::default(),
         }
     }
@@ -146,9 +158,36 @@ impl Extension {
         }
     }
 
-    /// Whether what cells print is dropped now (a replay's).
-    pub fn muted(&self) -> bool {
-        self.muted.load(Ordering::SeqCst)
+    /// On the output thread, for each line a cell printed on stream `name`:
+    /// whether it is held back, as a cell's end mark is (noted, for
+    /// [`Extension::output_sent`]) and all a replay prints is.
+    pub fn held(&self, name: &str, line: &str) -> bool {
+        self.ends.passed(name, line) || self.muted.load(Ordering::SeqCst)
+    }
+
+    /// After the engine returned from a cell that ran in the cell process:
+    /// waits until everything the cell printed has been sent, on both
+    /// streams, so that its result and reply come after it (evcxr returns
+    /// once it has read the cell's standard output, and a line can still be
+    /// on its way; its standard error it does not wait for at all, and
+    /// Jupyter drops a line that comes after the reply). Returns `joined`
+    /// without the cell process's mark.
+    pub async fn output_sent<M>(&self, joined: Joined<M>) -> Joined<M> {
+        let mut joined = joined;
+        if let Some(run) = joined
+            .as_mut()
+            .ok()
+            .and_then(|(result, _)| result.as_mut().ok())
+            .and_then(take_ran)
+        {
+            if !self.ends.wait(run, END_WAIT).await {
+                eprintln!(
+                    "puzzlebook: the end of cell run {run}'s output did not come within {} s; its reply goes without it",
+                    END_WAIT.as_secs()
+                );
+            }
+        }
+        joined
     }
 
     /// Fails the cell `request` with an error reply when the engine panicked
@@ -198,8 +237,7 @@ impl Extension {
         let Some(mark) = result.as_mut().ok().and_then(CellMark::take) else {
             return Ok(Some(result));
         };
-        // Let the error's own lines, on stderr, go out first.
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        // The error's own lines, on stderr, have gone out ([`Self::output_sent`]).
         let (ename, evalue) = match mark {
             CellMark::UserError => (
                 "Error",

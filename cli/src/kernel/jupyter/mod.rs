@@ -22,6 +22,9 @@
 //!   fail that cell alone ([`crate::kernel::locks`]);
 //! - give a cell whose `?` returned an error an error reply, so nbconvert
 //!   stops there ([`crate::cell_process`] marks it);
+//! - send a cell's result and reply only after everything it printed on
+//!   both streams ([`output_ends`]): evcxr_jupyter let a line come after
+//!   the reply, which Jupyter drops;
 //! - after a cell ends the process that runs cells (a crash, an abort, the
 //!   memory limit), run the session's earlier cells again in the new one,
 //!   their output muted, and say so in the cell ([`crate::kernel::replay`]).
@@ -50,6 +53,7 @@ mod core;
 mod extension;
 mod jupyter_message;
 mod loading;
+mod output_ends;
 
 pub use self::loading::LOADING_NOTE;
 
