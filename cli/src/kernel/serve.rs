@@ -120,8 +120,13 @@ impl Prepared {
     /// kernel loads it (z3, plotters and puzzlebook), and the crate with its
     /// `polars-dylib` feature, as notebook 04 loads it.
     pub fn build(self) -> Result<PathBuf, KernelError> {
-        let (mut ctx, _outputs) =
+        let (mut ctx, outputs) =
             evcxr::CommandContext::new().map_err(|e| KernelError::Load(e.to_string()))?;
+        // Nothing here reads what the cells print. evcxr waits, after each
+        // run, until its standard output channel is empty, and every run
+        // ends with a line there ([`crate::cell_process::end_of_output`]):
+        // with the channels gone, evcxr drops the lines instead.
+        drop(outputs);
         let with_polars = format!(
             ":dep puzzlebook = {{ path = {}, features = [\"polars-dylib\"] }}",
             serde_json::to_string(&self.checkout.to_string_lossy()).expect("a string")
