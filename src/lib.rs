@@ -51,6 +51,12 @@ pub use z3util::SolveError;
 /// The `z3` crate, re-exported: a notebook can only name crates it has loaded.
 pub use z3;
 
+// With `z3-dylib`, the z3 crate (the same crate as `z3` above) comes from its
+// shared library: naming that library here is what makes rustc link it, and
+// then take z3 and z3-sys from it instead of linking them into each cell.
+#[cfg(feature = "z3-dylib")]
+use puzzlebook_z3_dylib as _;
+
 /// The `polars` crate, re-exported for the same reason as [`z3`].
 #[cfg(feature = "polars")]
 pub use polars;

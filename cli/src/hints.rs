@@ -1,8 +1,12 @@
 //! What the runner and the kernel tell a reader about Z3 values kept in
-//! variables across cells: each cell links its own copy of Z3, so such a
-//! value crashes the next cell that uses it. One behaviour for both: a
-//! warning after a cell when the set of variables holding Z3 values changes
-//! (and is not empty), and a note on a crash while any are held.
+//! variables across cells. With the library's `z3-dylib` feature (every
+//! notebook loads it, and so does the kernel) all cells share one Z3, and such
+//! values cross cells safely. Without it each cell links its own copy of Z3,
+//! and a value from an earlier cell crashes the next cell that uses it; so
+//! does mixing the z3 crate loaded by itself (`:dep z3`) with the shared one.
+//! One behaviour for both front ends: while values are at risk, a warning
+//! after a cell when the set of variables holding Z3 values changes (and is
+//! not empty), and a note on a crash while any are held.
 
 use evcxr::CommandContext;
 
@@ -14,23 +18,51 @@ pub struct Z3Watch {
     sources: Vec<String>,
     /// The variables holding Z3 values after the last cell: `(name, type)`.
     held: Vec<(String, String)>,
+    /// Whether the crate was last loaded with its shared Z3 (`z3-dylib`, or
+    /// `polars-dylib`, which turns it on).
+    shared: bool,
+    /// Whether a cell loaded the z3 crate by itself, a second copy of Z3.
+    own_z3: bool,
 }
 
 impl Z3Watch {
+    /// A watch for a session whose crate is loaded with its shared Z3 before
+    /// the first cell, as the kernel's `init.evcxr` loads it.
+    pub fn shared() -> Z3Watch {
+        Z3Watch {
+            shared: true,
+            ..Z3Watch::default()
+        }
+    }
+
+    /// Whether a Z3 value kept in a variable may crash a later cell: each
+    /// cell has its own Z3, or two copies of the z3 crate are loaded.
+    fn at_risk(&self) -> bool {
+        !self.shared || self.own_z3
+    }
+
     /// After a cell with `source` succeeded in `ctx`: the warning to show,
-    /// when the variables that hold Z3 values are not the ones they were.
+    /// when the variables that hold Z3 values are not the ones they were and
+    /// such values are at risk in a later cell.
     pub fn succeeded(&mut self, ctx: &CommandContext, source: &str) -> Option<String> {
+        for (name, spec) in dep_commands(source) {
+            match name {
+                "puzzlebook" => self.shared = shares_z3(spec),
+                "z3" => self.own_z3 = true,
+                _ => {}
+            }
+        }
         self.sources.push(source.to_string());
         let sources: Vec<&str> = self.sources.iter().map(String::as_str).collect();
         let held = z3_variables(ctx, &sources);
         let changed = held != self.held;
         self.held = held;
-        (changed && !self.held.is_empty()).then(|| z3_hint(&self.held))
+        (self.at_risk() && changed && !self.held.is_empty()).then(|| z3_hint(&self.held))
     }
 
     /// After a cell failed with `message`: the note to add when it crashed
-    /// while earlier cells left Z3 values in variables, or when it failed to
-    /// link a Z3 function that this build's Z3 lacks.
+    /// while earlier cells left Z3 values at risk in variables, or when it
+    /// failed to link a Z3 function that this build's Z3 lacks.
     pub fn failed(&self, message: &str) -> Option<String> {
         if let Some(symbol) = missing_z3_symbol(message) {
             return Some(too_old(symbol, puzzlebook::libz3::BUILT_AGAINST));
@@ -38,13 +70,27 @@ impl Z3Watch {
         if let Some(note) = unloadable_on_old_z3(message, puzzlebook::libz3::BUILT_AGAINST) {
             return Some(note);
         }
-        (!self.held.is_empty() && crashed(message)).then(|| {
+        (self.at_risk() && !self.held.is_empty() && crashed(message)).then(|| {
             format!(
                 "The cell crashed after an earlier cell left Z3 values in variables: {}",
                 z3_hint(&self.held)
             )
         })
     }
+}
+
+/// The `:dep NAME = SPEC` commands of a cell's source, as `(NAME, SPEC)`.
+fn dep_commands(source: &str) -> impl Iterator<Item = (&str, &str)> {
+    source.lines().filter_map(|line| {
+        let rest = line.trim_start().strip_prefix(":dep")?;
+        let (name, spec) = rest.split_once('=').unwrap_or((rest, ""));
+        Some((name.trim(), spec.trim()))
+    })
+}
+
+/// Whether a `:dep puzzlebook` spec turns on the crate's shared Z3.
+fn shares_z3(spec: &str) -> bool {
+    spec.contains("\"z3-dylib\"") || spec.contains("\"polars-dylib\"")
 }
 
 /// The variables `ctx` keeps that hold a value of a `z3` type, with their
@@ -151,7 +197,7 @@ fn z3_hint(vars: &[(String, String)]) -> String {
         .map(|(n, ty)| format!("`{n}` holds a Z3 value (of type `{ty}`)"))
         .collect();
     format!(
-        "{}. Z3 values cannot be used in a later cell, because each cell has its own Z3 context: build it inside a `fn`, or in the cell that solves.",
+        "{}. It cannot be used in a later cell: this session's cells each link their own copy of Z3 (the crate was loaded without its `z3-dylib` feature, or the `z3` crate was loaded by itself). Load the crate as the notebooks do, `:dep puzzlebook = {{ path = \"..\", features = [\"z3-dylib\"] }}`, and use its `puzzlebook::z3`: then every cell shares one Z3.",
         held.join(", ")
     )
 }
@@ -196,7 +242,7 @@ fn unloadable_on_old_z3(message: &str, z3: &str) -> Option<String> {
 }
 
 /// Whether a cell's failure is the evcxr process dying of a signal such as
-/// SIGSEGV, as it does when a Z3 value from another cell is used.
+/// SIGSEGV, as it does when a Z3 value from another cell's Z3 is used.
 fn crashed(message: &str) -> bool {
     message.contains("SIGSEGV")
         || message.contains("signal: 11")
@@ -240,10 +286,11 @@ mod tests {
         let hint = z3_hint(&[("x".into(), "z3::ast::Int".into())]);
         assert!(
             hint.starts_with(
-                "`x` holds a Z3 value (of type `z3::ast::Int`). Z3 values cannot be used in a later cell"
+                "`x` holds a Z3 value (of type `z3::ast::Int`). It cannot be used in a later cell"
             ),
             "{hint}"
         );
+        assert!(hint.contains("features = [\"z3-dylib\"]"), "{hint}");
         assert!(crashed(
             "Subprocess terminated with status: signal: 11 (SIGSEGV)"
         ));
@@ -262,6 +309,36 @@ mod tests {
             "{note}"
         );
         assert_eq!(watch.failed("error[E0308]: mismatched types"), None);
+        // With one shared Z3 a crash is not the values' doing ...
+        let mut shared = Z3Watch::shared();
+        shared.held = vec![("x".into(), "Int".into())];
+        assert_eq!(shared.failed(segv), None);
+        // ... unless the z3 crate is loaded a second time, by itself.
+        shared.own_z3 = true;
+        assert!(shared.failed(segv).is_some());
+    }
+
+    #[test]
+    fn the_dep_commands_tell_whether_cells_share_one_z3() {
+        let deps: Vec<_> = dep_commands(
+            ":dep puzzlebook = { path = \"..\", features = [\"z3-dylib\"] }\n  :dep z3 = \"0.22\"\nlet a = 1;",
+        )
+        .collect();
+        assert_eq!(
+            deps,
+            [
+                ("puzzlebook", "{ path = \"..\", features = [\"z3-dylib\"] }"),
+                ("z3", "\"0.22\"")
+            ]
+        );
+        assert!(shares_z3(deps[0].1));
+        assert!(shares_z3(
+            "{ path = \"..\", features = [\"polars-dylib\"] }"
+        ));
+        assert!(!shares_z3("{ path = \"..\" }"));
+        assert!(!shares_z3("{ path = \"..\", features = [\"polars\"] }"));
+        assert!(Z3Watch::default().at_risk());
+        assert!(!Z3Watch::shared().at_risk());
     }
 
     #[test]

@@ -164,20 +164,24 @@ pub fn report(binary: &Path, root: &Path, repeat: usize) -> Result<Vec<Measureme
 }
 
 /// One way of loading the crate in the cells group: a name and its `:dep` cell.
-const CELL_SETUPS: [(&str, &str); 3] = [
+const CELL_SETUPS: [(&str, &str); 4] = [
     (
-        "static polars (all notebooks before)",
+        "static polars and z3",
         ":dep puzzlebook = { path = \"..\", features = [\"polars\"] }\n\
          use puzzlebook::prelude::*;\nuse puzzlebook::polars::prelude::*;",
     ),
     (
-        "polars as a shared library (notebook 04 now)",
+        "polars and z3 as shared libraries (notebook 04 now)",
         ":dep puzzlebook = { path = \"..\", features = [\"polars-dylib\"] }\n\
          use puzzlebook::prelude::*;\nuse puzzlebook::polars::prelude::*;",
     ),
     (
-        "without polars (notebooks 01-03 now)",
+        "without polars, z3 static (notebooks 01-03 before)",
         ":dep puzzlebook = { path = \"..\" }\nuse puzzlebook::prelude::*;",
+    ),
+    (
+        "without polars, z3 as a shared library (notebooks 01-03 now)",
+        ":dep puzzlebook = { path = \"..\", features = [\"z3-dylib\"] }\nuse puzzlebook::prelude::*;",
     ),
 ];
 
@@ -195,6 +199,18 @@ pub const FRAME_CELL: (&str, &str) = (
     "polars query",
     "sum_product::candidates(9)?.lazy().filter(col(\"m\").gt(lit(10))).collect()?.height();",
 );
+
+/// A cell that only uses Z3 values an earlier cell made ([`Z3_VALUES_CELL`]),
+/// as the chapters' cells do when they build one solver step by step. Timed
+/// in the setups that share one Z3: with z3 linked into each cell, it crashes.
+pub const EARLIER_Z3_CELL: (&str, &str) = (
+    "Z3 values from an earlier cell",
+    "s.push(); s.assert(&x.gt(&puzzlebook::z3::ast::Int::from_i64(3))); s.check(); s.pop(1);",
+);
+
+/// The cell before [`EARLIER_Z3_CELL`]'s: a solver and a variable.
+const Z3_VALUES_CELL: &str = "let s = puzzlebook::z3::Solver::new();\n\
+    let x = puzzlebook::z3::ast::Int::new_const(\"x\");";
 
 /// A notebook of code cells with these sources, and no outputs, as nbformat JSON.
 fn notebook_of(sources: &[String]) -> String {
@@ -217,23 +233,32 @@ pub fn cells(binary: &Path, root: &Path, cells: usize) -> Result<Vec<Measurement
     let copy = Checkout::copy(binary, root)?;
     let group = format!("a cell that calls the crate (median of {cells})");
     let mut rows = Vec::new();
-    for (kind, cell) in TIMED_CELLS.into_iter().chain([FRAME_CELL]) {
+    let kinds = TIMED_CELLS.into_iter().chain([FRAME_CELL, EARLIER_Z3_CELL]);
+    for (kind, cell) in kinds {
         for (i, (setup, dep)) in CELL_SETUPS.iter().enumerate() {
             if (kind, cell) == FRAME_CELL && !dep.contains("polars") {
                 continue;
             }
+            let shares_z3 = dep.contains("z3-dylib") || dep.contains("polars-dylib");
+            if (kind, cell) == EARLIER_Z3_CELL && !shares_z3 {
+                continue;
+            }
             let mut sources = vec![dep.to_string()];
+            if (kind, cell) == EARLIER_Z3_CELL {
+                sources.push(Z3_VALUES_CELL.to_string());
+            }
+            // The cells before the timed ones: the `:dep`, any setup, the warm-up.
+            let untimed = sources.len() + 1;
             sources.extend(std::iter::repeat_n(cell.to_string(), cells + 1));
             let name = format!("bench-{}-{i}.ipynb", kind.replace(' ', "-"));
             let path = copy.notebook(&name, &sources)?;
             let cpu = cpu_time();
             let stderr = copy.run("run", &["--timings", &path.to_string_lossy()])?;
             let cpu = cpu_time().saturating_sub(cpu);
-            // Code cells 1 (the `:dep`) and 2 (the warm-up) are not timed.
             let timed: Vec<(f64, usize)> = stderr
                 .lines()
                 .filter_map(crate::pipeline::project::parse_timing_line)
-                .filter(|(index, _, _)| *index > 2)
+                .filter(|(index, _, _)| *index > untimed)
                 .map(|(_, secs, compiles)| (secs, compiles))
                 .collect();
             if timed.len() != cells {

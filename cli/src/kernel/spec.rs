@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! kernel.json          argv runs this binary as the evcxr kernel; env sets EVCXR_CONFIG_DIR
-//! evcxr/init.evcxr     :opt 0 and :dep puzzlebook = { path = "<crate>" }
+//! evcxr/init.evcxr     :opt 0 and :dep puzzlebook = { path = "<crate>", features = ["z3-dylib"] }
 //! evcxr/prelude.rs     use puzzlebook::prelude::*; and the `?` primer
 //! ```
 //!
@@ -170,7 +170,7 @@ impl KernelSpec {
         let init = format!(
             "// Loaded by the puzzlebook Jupyter kernel before the first cell.\n\
              {}\
-             :dep puzzlebook = {{ path = {crate_path} }}\n",
+             :dep puzzlebook = {{ path = {crate_path}, features = [\"z3-dylib\"] }}\n",
             crate::engine::init_commands()
         );
         let prelude = prelude();
@@ -313,7 +313,7 @@ mod tests {
         let init = &files[1].1;
         assert!(init.contains(":opt 0\n"), "{init}");
         let dep = format!(
-            ":dep puzzlebook = {{ path = {:?} }}\n",
+            ":dep puzzlebook = {{ path = {:?}, features = [\"z3-dylib\"] }}\n",
             spec.crate_dir.to_str().unwrap()
         );
         assert!(init.contains(&dep), "{init}");

@@ -5,7 +5,8 @@
 //! fingerprint = sha1( "puzzlebook-fingerprint-v3\n"
 //!                     "capture " CAPTURE_FORMAT "\n"
 //!                     for each file F of Cargo.toml, build.rs and src/**,
-//!                     then of polars-dylib/Cargo.toml and polars-dylib/src/**
+//!                     then of polars-dylib/Cargo.toml and polars-dylib/src/**,
+//!                     then of z3-dylib/Cargo.toml, z3-dylib/build.rs and z3-dylib/src/**
 //!                     (each package's sources sorted by path):
 //!                         "file " F "\n" len(F) "\n" bytes(F) "\n"
 //!                     for each package P in the library's dependency tree in
@@ -41,9 +42,9 @@ fn hex(d: impl AsRef<[u8]>) -> String {
 }
 
 /// The packages of the checkout a notebook's `:dep` compiles, as folders
-/// relative to the root: the library, and the shared polars library that its
-/// `polars-dylib` feature adds.
-pub const LIBRARY_PACKAGES: [&str; 2] = ["", "polars-dylib"];
+/// relative to the root: the library, and the shared polars and z3 libraries
+/// that its `polars-dylib` and `z3-dylib` features add.
+pub const LIBRARY_PACKAGES: [&str; 3] = ["", "polars-dylib", "z3-dylib"];
 
 /// The library's files a notebook's `:dep` compiles, relative to the checkout
 /// `root`: for each of [`LIBRARY_PACKAGES`], its `Cargo.toml`, its `build.rs`

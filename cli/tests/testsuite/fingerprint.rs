@@ -8,7 +8,7 @@ use crate::common::root_dir;
 use puzzlebook_cli::pipeline::hash::fingerprint;
 
 /// A copy of the checkout's sources: the workspace manifest and lock, the
-/// library, its shared polars library and the command.
+/// library, its shared polars and z3 libraries and the command.
 fn copy_checkout() -> tempfile::TempDir {
     fn copy_dir(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).unwrap();
@@ -26,10 +26,9 @@ fn copy_checkout() -> tempfile::TempDir {
         std::fs::copy(root_dir().join(f), d.path().join(f)).unwrap();
     }
     copy_dir(&root_dir().join("src"), &d.path().join("src"));
-    copy_dir(
-        &root_dir().join("polars-dylib"),
-        &d.path().join("polars-dylib"),
-    );
+    for package in ["polars-dylib", "z3-dylib"] {
+        copy_dir(&root_dir().join(package), &d.path().join(package));
+    }
     copy_dir(&root_dir().join("cli/src"), &d.path().join("cli/src"));
     std::fs::copy(
         root_dir().join("cli/Cargo.toml"),
@@ -95,6 +94,12 @@ fn editing_the_library_or_its_locked_dependencies_changes_it() {
         t + "\n// an edit\n"
     });
     changed("the shared polars library, which notebook 04 compiles");
+    edit(d.path().join("z3-dylib/build.rs"), |t| t + "\n// an edit\n");
+    changed("the shared z3 library's build script, which every notebook compiles");
+    edit(d.path().join("z3-dylib/src/z3-functions.txt"), |t| {
+        t + "Z3_an_edit\n"
+    });
+    changed("the list of Z3 functions its build checks");
     bump_lock(d.path(), "polars-core");
     changed("a transitive dependency's lock entry");
     bump_lock(d.path(), "z3-sys");

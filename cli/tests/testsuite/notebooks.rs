@@ -594,25 +594,48 @@ fn ctrl_c_stops_a_run_and_writes_nothing() {
     assert!(err.contains("no report or notebook was changed"), "{err}");
 }
 
+/// With the crate's shared Z3 (`z3-dylib`, as every notebook loads it), a
+/// solver, an optimizer, variables of each sort and a model made in one cell
+/// are used in later ones, and nothing warns about them.
 #[test]
-fn a_z3_value_left_for_a_later_cell_is_named_and_so_is_the_crash() {
+fn z3_values_made_in_one_cell_are_used_in_later_ones() {
     let _g = lock();
     let f = Fixture::new(&["z3-across-cells.ipynb"]);
     let o = run(f
         .cmd(&["run", "notebooks/z3-across-cells.ipynb"])
         .current_dir(f.root()));
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert!(o.status.success(), "{out}\n{err}");
+    // 3 < x < 5 leaves x = 4, so r = x = 4 and b = (x > 0) holds; the
+    // optimizer's x is at most 10 and maximised.
+    assert!(out.contains("(Sat, Sat)"), "{out}");
+    assert!(
+        out.contains("x = Some(4), r = Some((4, 1)), b = Some(true); the optimum x = Some(10)"),
+        "{out}"
+    );
+    assert!(!err.contains("warning"), "{err}");
+}
+
+/// Without the shared Z3 each cell links its own, so a Z3 value kept for a
+/// later cell is named at once, and again when that cell dies of it.
+#[test]
+fn a_z3_value_left_for_a_later_cell_is_named_and_so_is_the_crash() {
+    let _g = lock();
+    let f = Fixture::new(&["z3-in-each-cell.ipynb"]);
+    let o = run(f
+        .cmd(&["run", "notebooks/z3-in-each-cell.ipynb"])
+        .current_dir(f.root()));
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     let err = text(&o.stderr);
     // Said at once, after the cell that made it ...
     let warning =
-        "warning: notebooks/z3-across-cells.ipynb, code cell 2: `x` holds a Z3 value (of type `Int`)";
+        "warning: notebooks/z3-in-each-cell.ipynb, code cell 2: `x` holds a Z3 value (of type `Int`)";
     let at = err.find(warning).unwrap_or_else(|| panic!("{err}"));
     assert!(
-        err[at..].contains(
-            "Z3 values cannot be used in a later cell, because each cell has its own Z3 context"
-        ),
+        err[at..].contains("It cannot be used in a later cell: this session's cells each link their own copy of Z3"),
         "{err}"
     );
+    assert!(err[at..].contains("features = [\"z3-dylib\"]"), "{err}");
     // ... and repeated when the later cell dies of it.
     let failed = err
         .find("cell 4 (code cell 3, \"use\") failed")
@@ -959,30 +982,35 @@ fn outputs_from_another_z3_are_compared_except_the_engine_s_choices() {
     assert!(f.read(&report).contains(": 42\n"));
 }
 
-/// A cell that calls a z3 function newer than the Z3 the build links cannot
-/// be loaded; the error says why in words. On a Z3 that has it, it runs.
+/// The shared z3 loads on a Z3 older than the z3 crate supports (Debian's
+/// 4.8.12 lacks ten functions it calls): only a cell that calls a missing
+/// function fails, and the message names the function and the Z3s. On a Z3
+/// that has it, the same cell runs.
 #[test]
-fn a_z3_function_the_linked_z3_lacks_is_explained_in_words() {
+fn a_z3_function_the_loaded_z3_lacks_fails_only_when_called_and_says_why() {
     use puzzlebook::libz3::{self, BUILT_AGAINST};
     let _g = lock();
     let f = Fixture::new(&["newer-z3-function.ipynb"]);
     let nb = f.notebook("newer-z3-function.ipynb");
     let o = run(&mut f.cmd(&["run", nb.to_str().unwrap()]));
-    // Debian's 4.8.12 lacks `Z3_mk_real_int64`; the Z3s the z3 crate
-    // supports have it.
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    // The cell before it used Z3 through the same shared library.
+    assert!(out.contains("\"7\""), "{out}\n{err}");
+    // `Real::from_rational` calls `Z3_mk_real_int64`, which 4.8.12 lacks and
+    // the Z3s the z3 crate supports have.
     if libz3::older(BUILT_AGAINST, libz3::MIN_SUPPORTED) {
-        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
-        let err = text(&o.stderr);
-        assert!(err.contains("(code cell 2, \"one-third\") failed"), "{err}");
+        assert_eq!(o.status.code(), Some(2), "{out}");
+        assert!(err.contains("(code cell 3, \"one-third\") failed"), "{err}");
         assert!(
             err.contains(&format!(
-                "The cell could not be loaded. On Z3 {BUILT_AGAINST}, older than {}",
+                "puzzlebook: this cell called `Z3_mk_real_int64`, which Z3 {BUILT_AGAINST}, \
+                 the Z3 loaded, does not have (the z3 crate is written for Z3 {} or later)",
                 libz3::MIN_SUPPORTED
             )),
             "{err}"
         );
-        assert!(err.contains("`Z3_mk_real_int64`"), "{err}");
+        assert!(err.contains("scripts/with-z3-wheel"), "{err}");
     } else {
-        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert!(o.status.success(), "{err}");
     }
 }

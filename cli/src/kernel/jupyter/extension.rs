@@ -38,10 +38,20 @@ pub(crate) struct Hooks {
 
 /// What the session has run: the Z3 values its variables hold, and the cells
 /// that succeeded, to run again after a crash.
-#[derive(Default)]
 struct Cells {
     z3: Z3Watch,
     session: replay::Session,
+}
+
+impl Default for Cells {
+    /// Before the first cell: the crate is loaded with its shared Z3, as
+    /// `init.evcxr` loads it.
+    fn default() -> Cells {
+        Cells {
+            z3: Z3Watch::shared(),
+            session: replay::Session::default(),
+        }
+    }
 }
 
 /// puzzlebook's state in the server.
