@@ -8,13 +8,14 @@
 //!
 //! # Values that cross notebook cells
 //!
-//! evcxr links its own copy of every dependency into every cell. A Z3 object made
-//! in one cell belongs to that cell's Z3 context and crashes the kernel when used in
-//! another, so every value this crate hands a notebook is plain data (a formula of
-//! our own, a level, a table, answers) and all Z3 work happens inside one call.
-//! Polars frames have the same trouble when every cell links its own polars;
-//! with the `polars-dylib` feature (below) all cells share one, and frames
-//! cross cells as they are (see `sum_product::frame`).
+//! evcxr links its own copy of every dependency into every cell. With the
+//! `z3-dylib` feature (below), which every notebook asks for, the z3 crate
+//! comes from one shared library instead, so all cells and this crate share
+//! one Z3 context per thread: a `Solver`, an `Int` or a `Model` made in one
+//! cell can be used in any later one. Without it, each cell has its own
+//! context, and a Z3 value from an earlier cell crashes the process.
+//! Polars frames cross cells the same way with `polars-dylib` (see
+//! `sum_product::frame`).
 //!
 //! # Features
 //!
@@ -32,6 +33,10 @@
 //!
 //! They cannot be combined. Both are off by default, because a cell of a
 //! notebook that loads polars compiles slower even if it never uses a frame.
+//!
+//! A third, `z3-dylib`, is for every notebook (`polars-dylib` turns it on):
+//! z3 from one Rust shared library (`z3-dylib/`), so that Z3 values cross
+//! cells. Programs leave it off and link z3 statically.
 
 pub mod calculator;
 pub mod figure;

@@ -264,8 +264,16 @@ fn writeup_presses(goal: i64) -> Vec<&'static str> {
 #[test]
 fn chapter_02_proves_uniqueness_with_its_own_model_and_a_blocking_clause() {
     let source = cell_source("02-calculator-the-game", "unique");
-    // The notebook's solver, and a clause that forbids each model found.
-    assert!(source.contains("level_38_solver(goal)"), "{source}");
+    // The notebook's own model, the coefficients, assertions and chained
+    // steps its earlier cells built, and a clause that forbids each model found.
+    assert!(
+        source.contains("all_models(&one_button_a_step, &coefficients, &level_38, goal, 100)"),
+        "{source}"
+    );
+    assert!(
+        source.contains("level_38_solver(assertions, level, goal)"),
+        "{source}"
+    );
     assert!(source.contains("Bool::or(&differs)"), "{source}");
     assert!(!source.contains("step_models"), "{source}");
     let r = results(&report("02-calculator-the-game"));
@@ -335,37 +343,109 @@ fn chapter_01_writes_the_write_up_s_helpers_over_z3_in_its_cells() {
         printed_term(&lines, "abs(Q7 - Q8):"),
         "(ite (>= (- Q7 Q8) 0) (- Q7 Q8) (- (- Q7 Q8)))"
     );
-    // The sheet is solved from those helpers, in the notebook.
+    // One solver for the chapter, as the write-up's class holds one: made
+    // with the bounds, each question's cell asserting its definitions into
+    // it, and the answers read from its model.
+    for call in ["Solver::new()", "self.solver.assert(", "let mut test = "] {
+        assert!(helpers.contains(call), "{call} in {helpers}");
+    }
     let answers = cell_source("01-self-referential-aptitude-test", "answers");
+    assert!(
+        answers.contains("check_model(&test.solver,"),
+        "{answers}"
+    );
+    let nb: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            root_dir().join("notebooks/01-self-referential-aptitude-test.ipynb"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let code: Vec<String> = nb["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["cell_type"] == "code")
+        .map(|c| joined(&c["source"]))
+        .collect();
+    for n in 1..=20 {
+        let defines = format!("test.define({n}, ");
+        assert!(
+            code.iter().any(|c| c.contains(&defines)),
+            "question {n}'s cell asserts into the chapter's solver"
+        );
+    }
+    // No recorded layer between the questions and Z3.
+    for recorded in ["Formula", "Term::", "formula_in_z3", "Test::new("] {
+        assert!(
+            code.iter().all(|c| !c.contains(recorded)),
+            "{recorded} in a code cell"
+        );
+    }
+    // Uniqueness by blocking the model, in a scope of that same solver.
+    let unique = cell_source("01-self-referential-aptitude-test", "unique");
     for call in [
-        "Solver::new()",
-        "in_z3::bounds(&qs)",
-        "in_z3::define(",
-        "solver.assert(",
+        "solver.push();",
+        "Bool::or(&differs)",
+        "solver.pop(1);",
+        "sheets(&test.solver,",
     ] {
-        assert!(answers.contains(call), "{call} in {answers}");
+        assert!(unique.contains(call), "{call} in {unique}");
     }
 }
 
 #[test]
 fn chapter_01_runs_question_7_s_other_form_and_z3_finds_them_equal() {
     let source = cell_source("01-self-referential-aptitude-test", "q7-both-signs");
-    assert!(
-        source.contains("d.clone().eq(n) | d.clone().eq(-n)"),
-        "{source}"
-    );
+    assert!(source.contains("d.eq(n) | d.eq(-n)"), "{source}");
     let r = results(&report("01-self-referential-aptitude-test"));
     let lines = colon_text(result(&r, "q7-both-signs"));
     assert_eq!(lines.len(), 4, "{lines:?}");
     for (n, line) in (1..=4).zip(&lines) {
         assert!(
             line.starts_with(&format!(
-                "|(Q7 - Q8)| = {n}  and  ((Q7 - Q8) = {n} ∨ (Q7 - Q8) = -{n}):"
+                "|Q7 - Q8| = {n}  and  (Q7 - Q8 = {n} or Q7 - Q8 = -{n}):"
             )),
             "{line}"
         );
         assert!(line.ends_with(": the same on every sheet"), "{line}");
     }
+}
+
+/// Chapter 02 builds its Rust model over cells in the script's order: the
+/// coefficients, then the steps, then the goal, each cell using the Z3 terms
+/// the cells before it made.
+#[test]
+fn chapter_02_builds_the_rust_model_over_cells_as_the_script_does() {
+    let nb = "02-calculator-the-game";
+    let coefficients = cell_source(nb, "coefficients-api");
+    assert!(
+        coefficients.contains("Int::new_const(format!(\"s{n}{op}\"))"),
+        "{coefficients}"
+    );
+    let steps = cell_source(nb, "steps-api");
+    assert!(steps.contains("for c in &coefficients"), "{steps}");
+    assert!(!steps.contains("Int::new_const"), "{steps}");
+    let goal = cell_source(nb, "api-120");
+    assert!(
+        goal.contains("level_38_solver(&one_button_a_step, &level_38, -120)"),
+        "{goal}"
+    );
+    assert!(!goal.contains("Int::new_const"), "{goal}");
+}
+
+/// Chapter 03's orderings of [1, 5, 5, 5] come from a solver an earlier cell
+/// made and gave `permutation`'s constraint.
+#[test]
+fn chapter_03_lists_the_orderings_from_a_solver_made_in_an_earlier_cell() {
+    let made = cell_source("03-twenty-four", "permutation-solver");
+    assert!(
+        made.contains("solver.assert(permutation(&xs, &[1, 5, 5, 5]));"),
+        "{made}"
+    );
+    let listed = cell_source("03-twenty-four", "permutations");
+    assert!(listed.contains("solver.check()"), "{listed}");
+    assert!(!listed.contains("Solver::new"), "{listed}");
 }
 
 #[test]
