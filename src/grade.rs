@@ -6,8 +6,8 @@
 //! over the same interface variables: the student's (from the solution cell)
 //! and the reference (from the teacher's hidden tests; never from this crate,
 //! which students can read). Both are `fn`s, so they can be defined in one
-//! notebook cell and called in a later one: the Z3 values are made inside the
-//! call, in the calling cell's context.
+//! notebook cell and called in a later one; `compare` calls them with fresh
+//! interface variables of its own.
 //!
 //! The comparison is exact:
 //!

@@ -30,7 +30,13 @@ fn main() {
         "Z3_LIBRARY_PATH_OVERRIDE",
         "PKG_CONFIG",
         "PKG_CONFIG_PATH",
+        "PKG_CONFIG_LIBDIR",
+        "PKG_CONFIG_SYSROOT_DIR",
+        "LIBRARY_PATH",
         "CC",
+        "DEP_Z3_MIN_SUPPORTED_MAJOR",
+        "DEP_Z3_MIN_SUPPORTED_MINOR",
+        "DEP_Z3_MIN_SUPPORTED_PATCH",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -60,7 +66,8 @@ fn main() {
         let _ = std::fs::remove_file(&compat);
         return;
     }
-    let min = version("MIN_SUPPORTED").unwrap_or_else(|| "newer".into());
+    let min = version("MIN_SUPPORTED")
+        .map_or_else(|| "a newer Z3".into(), |v| format!("Z3 {v} or later"));
     let source = out.join("puzzlebook_z3_compat.c");
     std::fs::write(&source, compat_source(&missing, &min)).expect("OUT_DIR is writable");
     let cc = env::var("CC").unwrap_or_else(|_| "cc".into());
@@ -96,15 +103,16 @@ fn main() {
     );
 }
 
-/// The libz3 the z3-sys build links: where `Z3_LIBRARY_PATH_OVERRIDE` or
-/// pkg-config point, else where the C compiler finds it.
+/// The libz3 the z3-sys build links, searched as the linker searches z3-sys's
+/// folders: where pkg-config points (z3-sys names that folder first), then
+/// `Z3_LIBRARY_PATH_OVERRIDE`, else where the C compiler finds it.
 fn find_libz3() -> Option<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
-    if let Some(dir) = env::var_os("Z3_LIBRARY_PATH_OVERRIDE") {
-        dirs.push(dir.into());
-    }
     let pkg_config = env::var("PKG_CONFIG").unwrap_or_else(|_| "pkg-config".into());
     if let Some(dir) = output(Command::new(pkg_config).args(["--variable=libdir", "z3"])) {
+        dirs.push(dir.into());
+    }
+    if let Some(dir) = env::var_os("Z3_LIBRARY_PATH_OVERRIDE") {
         dirs.push(dir.into());
     }
     if let Some(file) = dirs.iter().map(|d| d.join("libz3.so")).find(|f| f.exists()) {
@@ -178,11 +186,11 @@ fn compat_source(missing: &[&str], min: &str) -> String {
          unsigned major = 0, minor = 0, build = 0, rev = 0;\n    \
          Z3_get_version(&major, &minor, &build, &rev);\n    \
          fprintf(stderr, \"puzzlebook: this cell called `%s`, which Z3 %u.%u.%u, the Z3 loaded, \
-         does not have (the z3 crate is written for Z3 ",
+         does not have (the z3 crate is written for ",
     );
     c.push_str(min);
     c.push_str(
-        " or later). The cell's process stops here. Use another z3 function for the same \
+        "). The cell's process stops here. Use another z3 function for the same \
          thing, or run on a newer Z3 (puzzlebook's README, \\\"Z3 versions\\\": \
          scripts/with-z3-wheel).\\n\", name, major, minor, build);\n    \
          fflush(stderr);\n    abort();\n}\n\n",

@@ -28,10 +28,31 @@ pub struct Z3Watch {
 impl Z3Watch {
     /// A watch for a session whose crate is loaded with its shared Z3 before
     /// the first cell, as the kernel's `init.evcxr` loads it.
-    pub fn shared() -> Z3Watch {
+    #[cfg(test)]
+    fn shared() -> Z3Watch {
         Z3Watch {
             shared: true,
             ..Z3Watch::default()
+        }
+    }
+
+    /// A watch for a session that ran `init` (the kernel's `init.evcxr`)
+    /// before its first cell: shared when its `:dep puzzlebook` asks for the
+    /// shared Z3, as `kernel install` writes it (an older kernelspec's does not).
+    pub fn after_init(init: &str) -> Z3Watch {
+        let mut watch = Z3Watch::default();
+        watch.read_deps(init);
+        watch
+    }
+
+    /// Takes note of the `:dep` commands in `source`.
+    fn read_deps(&mut self, source: &str) {
+        for (name, spec) in dep_commands(source) {
+            match name {
+                "puzzlebook" => self.shared = shares_z3(spec),
+                "z3" => self.own_z3 = true,
+                _ => {}
+            }
         }
     }
 
@@ -45,17 +66,18 @@ impl Z3Watch {
     /// when the variables that hold Z3 values are not the ones they were and
     /// such values are at risk in a later cell.
     pub fn succeeded(&mut self, ctx: &CommandContext, source: &str) -> Option<String> {
-        for (name, spec) in dep_commands(source) {
-            match name {
-                "puzzlebook" => self.shared = shares_z3(spec),
-                "z3" => self.own_z3 = true,
-                _ => {}
-            }
-        }
+        let was_at_risk = self.at_risk();
+        self.read_deps(source);
         self.sources.push(source.to_string());
         let sources: Vec<&str> = self.sources.iter().map(String::as_str).collect();
         let held = z3_variables(ctx, &sources);
-        let changed = held != self.held;
+        self.note(held, was_at_risk)
+    }
+
+    /// Keeps `held` as the variables holding Z3 values, and says so when they
+    /// changed or have just become at risk (a `:dep` without the shared Z3).
+    fn note(&mut self, held: Vec<(String, String)>, was_at_risk: bool) -> Option<String> {
+        let changed = held != self.held || !was_at_risk;
         self.held = held;
         (self.at_risk() && changed && !self.held.is_empty()).then(|| z3_hint(&self.held))
     }
@@ -88,9 +110,12 @@ fn dep_commands(source: &str) -> impl Iterator<Item = (&str, &str)> {
     })
 }
 
-/// Whether a `:dep puzzlebook` spec turns on the crate's shared Z3.
+/// Whether a `:dep puzzlebook` spec turns on the crate's shared Z3 (a TOML
+/// string, in either quotes).
 fn shares_z3(spec: &str) -> bool {
-    spec.contains("\"z3-dylib\"") || spec.contains("\"polars-dylib\"")
+    ["z3-dylib", "polars-dylib"]
+        .iter()
+        .any(|f| spec.contains(&format!("\"{f}\"")) || spec.contains(&format!("'{f}'")))
 }
 
 /// The variables `ctx` keeps that hold a value of a `z3` type, with their
@@ -337,8 +362,31 @@ mod tests {
         ));
         assert!(!shares_z3("{ path = \"..\" }"));
         assert!(!shares_z3("{ path = \"..\", features = [\"polars\"] }"));
+        assert!(shares_z3("{ path = '..', features = ['z3-dylib'] }"));
         assert!(Z3Watch::default().at_risk());
         assert!(!Z3Watch::shared().at_risk());
+        // The kernel's init: as `kernel install` writes it, and as an older
+        // kernelspec's said it.
+        let init = ":opt 0\n:dep puzzlebook = { path = \"/c\", features = [\"z3-dylib\"] }\n";
+        assert!(!Z3Watch::after_init(init).at_risk());
+        assert!(Z3Watch::after_init(":dep puzzlebook = { path = \"/c\" }\n").at_risk());
+    }
+
+    #[test]
+    fn held_values_are_named_when_they_change_or_become_at_risk() {
+        let x = vec![("x".to_string(), "Int".to_string())];
+        // Shared: nothing to say, whatever is held.
+        let mut watch = Z3Watch::shared();
+        assert_eq!(watch.note(x.clone(), false), None);
+        // The crate loaded again without the shared Z3: the same `x` is now at
+        // risk, and said at once ...
+        watch.read_deps(":dep puzzlebook = { path = \"..\" }");
+        assert!(watch.note(x.clone(), false).is_some());
+        // ... and not again while nothing changes.
+        assert_eq!(watch.note(x.clone(), true), None);
+        let y = vec![("y".to_string(), "Real".to_string())];
+        assert!(watch.note(y, true).is_some());
+        assert_eq!(watch.note(Vec::new(), true), None);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! The test's little language: integer terms and formulas as plain data.
 //!
-//! The write-up builds Z3 expressions directly. Here a question is written as a
-//! [`Formula`] of our own, so it can be built up over many notebook cells; the
-//! translation to Z3 happens inside one call ([`Formula::to_z3`]).
+//! The write-up builds Z3 expressions directly, and so does chapter 01's
+//! notebook. The crate's own encoding of the test (`srat::solve`, which
+//! `puzzlebook solve srat` runs, and which the notebook checks its sheet
+//! against) is written as a [`Formula`] of our own, evaluated without Z3 as
+//! well as translated to it ([`Formula::to_z3`]).
 
 use std::fmt;
 use std::ops::{Add, BitAnd, BitOr, Neg, Not, Sub};

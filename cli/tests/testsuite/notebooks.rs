@@ -614,6 +614,32 @@ fn z3_values_made_in_one_cell_are_used_in_later_ones() {
         "{out}"
     );
     assert!(!err.contains("warning"), "{err}");
+    // One z3 crate, from the shared library, on the libz3 this test process
+    // loaded (the wheel's under scripts/with-z3-wheel), with the stand-ins
+    // only on a Z3 older than the z3 crate supports.
+    let mapped: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("mapped: "))
+        .collect();
+    assert!(
+        mapped
+            .iter()
+            .any(|m| m.contains("/deps/libpuzzlebook_z3_dylib-")),
+        "{mapped:?}"
+    );
+    let ours = puzzlebook::libz3::loaded()
+        .file
+        .expect("libz3 is a shared library");
+    let libz3: Vec<&&str> = mapped.iter().filter(|m| m.contains("/libz3.so")).collect();
+    assert_eq!(libz3, [&ours.to_str().unwrap()], "{mapped:?}");
+    use puzzlebook::libz3::{older, BUILT_AGAINST, MIN_SUPPORTED};
+    assert_eq!(
+        mapped
+            .iter()
+            .any(|m| m.ends_with("/libpuzzlebook_z3_compat.so")),
+        older(BUILT_AGAINST, MIN_SUPPORTED),
+        "{mapped:?}"
+    );
 }
 
 /// Without the shared Z3 each cell links its own, so a Z3 value kept for a

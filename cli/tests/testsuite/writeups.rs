@@ -350,10 +350,7 @@ fn chapter_01_writes_the_write_up_s_helpers_over_z3_in_its_cells() {
         assert!(helpers.contains(call), "{call} in {helpers}");
     }
     let answers = cell_source("01-self-referential-aptitude-test", "answers");
-    assert!(
-        answers.contains("check_model(&test.solver,"),
-        "{answers}"
-    );
+    assert!(answers.contains("check_model(&test.solver,"), "{answers}");
     let nb: Value = serde_json::from_str(
         &std::fs::read_to_string(
             root_dir().join("notebooks/01-self-referential-aptitude-test.ipynb"),

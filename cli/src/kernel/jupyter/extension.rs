@@ -44,11 +44,15 @@ struct Cells {
 }
 
 impl Default for Cells {
-    /// Before the first cell: the crate is loaded with its shared Z3, as
-    /// `init.evcxr` loads it.
+    /// Before the first cell: the kernelspec's `init.evcxr` has loaded the
+    /// crate, with its shared Z3 when `kernel install` wrote it.
     fn default() -> Cells {
+        let init = std::env::var_os("EVCXR_CONFIG_DIR")
+            .map(|dir| std::path::PathBuf::from(dir).join("init.evcxr"))
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .unwrap_or_default();
         Cells {
-            z3: Z3Watch::shared(),
+            z3: Z3Watch::after_init(&init),
             session: replay::Session::default(),
         }
     }
