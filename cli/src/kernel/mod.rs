@@ -4,6 +4,7 @@
 mod jupyter;
 
 pub use jupyter::LOADING_NOTE;
+pub mod cell_memory;
 mod locks;
 pub mod replay;
 pub mod serve;

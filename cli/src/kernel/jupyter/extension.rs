@@ -343,7 +343,7 @@ impl Extension {
         }
         let mut note = String::new();
         if error.to_string().contains("SIGABRT") {
-            note.push_str(&crate::kernel::serve::memory_note());
+            note.push_str(&crate::kernel::cell_memory::memory_note());
         }
         let session = lock(&self.cells).session.clone();
         if !replay::enabled() {
