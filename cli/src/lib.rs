@@ -1,19 +1,21 @@
-//! The `puzzlebook` command's library: the notebook [`pipeline`], the evcxr
-//! [`engine`] set-up, the Jupyter [`kernel`], and the [`solve`] and [`bench`]
-//! commands' work, within the machine's [`limits`]. The binary (`src/main.rs` and `src/cmd/`) parses arguments
-//! and calls these.
+//! The `puzzlebook` command's library, in layers (ARCHITECTURE.md): the
+//! [`notebook`] model; the [`engine`] that evcxr runs in; the [`runner`] that
+//! executes notebooks; the [`render`]ers; the [`course`] tools' stages; the
+//! [`ops`] that wire them to a project's files; the Jupyter [`kernel`]; and
+//! [`bench`]. The binary (`src/main.rs` and `src/cmd/`) parses arguments and
+//! calls these.
 //!
 //! The chapters themselves live in the `puzzlebook` library, which notebooks
 //! load with `:dep`; nothing here is compiled into a notebook.
 
 pub mod ansi;
 pub mod bench;
-pub mod cell_process;
+pub mod course;
 pub mod engine;
-pub mod hints;
 pub mod kernel;
 pub mod limits;
+pub mod notebook;
+pub mod ops;
 pub mod out;
-pub mod parent;
-pub mod pipeline;
-pub mod solve;
+pub mod render;
+pub mod runner;

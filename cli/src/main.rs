@@ -58,7 +58,7 @@ fn parse() -> Cli {
 fn main() -> ExitCode {
     // evcxr runs cells in a child process started from this binary: ours
     // first gets its memory limit and marks `?` errors, then evcxr takes over.
-    puzzlebook_cli::cell_process::hook();
+    puzzlebook_cli::engine::cell_process::hook();
     evcxr::runtime_hook();
     // Jupyter starts the installed kernel as `puzzlebook --control_file FILE`.
     if let Some(file) = serve::connection_file_arg(std::env::args_os()) {

@@ -21,7 +21,7 @@ use thiserror::Error;
 
 use puzzlebook::table::Table;
 
-use crate::pipeline::io::IoError;
+use crate::notebook::io::IoError;
 
 /// A benchmark that could not run.
 #[derive(Debug, Error)]

@@ -7,9 +7,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::{cpu_time, measure, median, BenchError, Measurement};
-use crate::pipeline::hash::library_files;
-use crate::pipeline::io::{load_notebook, notebooks_in};
-use crate::pipeline::notebook::{CellKind, Notebook, NotebookCell};
+use crate::notebook::io::{load_notebook, notebooks_in};
+use crate::notebook::ipynb::{CellKind, Notebook, NotebookCell};
+use crate::runner::hash::library_files;
 
 /// Copies what `report` reads from `root` into `dest`: the library's files
 /// ([`library_files`]), Cargo.lock, notebooks/ and reports/.
@@ -257,7 +257,7 @@ pub fn cells(binary: &Path, root: &Path, cells: usize) -> Result<Vec<Measurement
             let cpu = cpu_time().saturating_sub(cpu);
             let timed: Vec<(f64, usize)> = stderr
                 .lines()
-                .filter_map(crate::pipeline::project::parse_timing_line)
+                .filter_map(crate::ops::parse_timing_line)
                 .filter(|(index, _, _)| *index > untimed)
                 .map(|(_, secs, compiles)| (secs, compiles))
                 .collect();

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use puzzlebook_cli::pipeline::mode::Mode;
-use puzzlebook_cli::pipeline::project;
+use puzzlebook_cli::ops;
+use puzzlebook_cli::runner::mode::Mode;
 
 use super::{Exit, JobsArgs, ProjectArgs};
 
@@ -28,5 +28,5 @@ pub fn execute(a: CheckArgs) -> anyhow::Result<Exit> {
     puzzlebook_cli::engine::catch_interrupts();
     let mode = Mode::Check { execute: a.execute };
     let project = a.jobs.apply(a.project.project());
-    Ok(project::report(&project, &a.notebooks, mode)?.into())
+    Ok(ops::report(&project, &a.notebooks, mode)?.into())
 }

@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
 use clap::{Args, Subcommand};
-use puzzlebook_cli::pipeline::chapter::{Book, Chapter, Edition, INDEX};
-use puzzlebook_cli::pipeline::notebook::Notebook;
-use puzzlebook_cli::pipeline::{exercise, html, io};
+use puzzlebook_cli::course::release as exercise;
+use puzzlebook_cli::notebook::chapter::{Book, Chapter, Edition, INDEX};
+use puzzlebook_cli::notebook::io;
+use puzzlebook_cli::notebook::ipynb::Notebook;
+use puzzlebook_cli::render::html;
 
 use super::Exit;
 

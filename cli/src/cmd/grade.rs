@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::Args;
-use puzzlebook_cli::pipeline::project::{self, Grading};
+use puzzlebook_cli::ops::{self, Grading};
 
 use super::{Exit, JobsArgs, ProjectArgs};
 
@@ -39,7 +39,7 @@ pub fn execute(a: GradeArgs) -> anyhow::Result<Exit> {
         submissions: a.submissions,
         out: a.out,
     };
-    let outcome = project::grade(&project, &grading)
+    let outcome = ops::grade(&project, &grading)
         .with_context(|| format!("grading against {}", grading.source.display()))?;
     puzzlebook_cli::out!("{}", outcome.summary);
     eprintln!(

@@ -16,8 +16,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use puzzlebook_cli::pipeline::execute::ExecError;
-use puzzlebook_cli::pipeline::project::{Project, RunnerError, Verdict};
+use puzzlebook_cli::ops::{Project, RunnerError, Verdict};
+use puzzlebook_cli::runner::execute::ExecError;
 use puzzlebook_cli::{engine, limits};
 
 /// How a command that did not fail ended; the process exit code.

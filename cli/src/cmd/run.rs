@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::Args;
-use puzzlebook_cli::pipeline::project;
+use puzzlebook_cli::ops;
 
 use super::{Exit, ProjectArgs};
 
@@ -24,7 +24,7 @@ pub struct RunArgs {
 pub fn execute(a: RunArgs) -> anyhow::Result<Exit> {
     // Ctrl-C stops the run between steps, with nothing half-written.
     puzzlebook_cli::engine::catch_interrupts();
-    let v = project::run(&a.project.project(), &a.notebook, a.timings)
+    let v = ops::run(&a.project.project(), &a.notebook, a.timings)
         .with_context(|| format!("running {}", a.notebook.display()))?;
     Ok(v.into())
 }

@@ -2,7 +2,7 @@
 
 use clap::{Args, Subcommand, ValueEnum};
 use puzzlebook::twenty_four::Method;
-use puzzlebook_cli::solve::{self, TableFormat};
+use puzzlebook_cli::ops::solve::{self, TableFormat};
 
 use super::Exit;
 

@@ -65,13 +65,15 @@ impl Session {
         for (count, code) in &self.cells {
             let count = *count;
             match ctx.execute(code) {
-                Ok(mut outputs) => match crate::cell_process::CellMark::take(&mut outputs) {
-                    None => counts.push(count),
-                    Some(mark) => {
-                        failed = Some((count, mark.to_string()));
-                        break;
+                Ok(mut outputs) => {
+                    match crate::engine::cell_process::CellMark::take(&mut outputs) {
+                        None => counts.push(count),
+                        Some(mark) => {
+                            failed = Some((count, mark.to_string()));
+                            break;
+                        }
                     }
-                },
+                }
                 Err(e) => {
                     failed = Some((count, crate::ansi::strip_ansi(&e.to_string())));
                     break;

@@ -125,7 +125,7 @@ impl Prepared {
             evcxr::CommandContext::new().map_err(|e| KernelError::Load(e.to_string()))?;
         // Nothing here reads what the cells print. evcxr waits, after each
         // run, until its standard output channel is empty, and every run
-        // ends with a line there ([`crate::cell_process::end_of_output`]):
+        // ends with a line there ([`crate::engine::cell_process::end_of_output`]):
         // with the channels gone, evcxr drops the lines instead.
         drop(outputs);
         let with_polars = format!(
@@ -167,7 +167,7 @@ pub fn serve(connection_file: &Path) -> Result<(), KernelError> {
     };
     // As ipykernel does: when the client that started the kernel is gone
     // (killed, crashed), nobody can shut the kernel down, so it ends itself.
-    crate::parent::Parent::of_this_process().watch(0, || {
+    crate::engine::parent::Parent::of_this_process().watch(0, || {
         eprintln!(
             "puzzlebook: the Jupyter client that started this kernel has gone; shutting down"
         );

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::root_dir;
-use puzzlebook_cli::pipeline::hash::fingerprint;
+use puzzlebook_cli::runner::hash::fingerprint;
 
 /// A copy of the checkout's sources: the workspace manifest and lock, the
 /// library, its shared polars and z3 libraries and the command.

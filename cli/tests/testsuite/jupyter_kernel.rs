@@ -19,7 +19,7 @@
 use crate::common::{as_from_a_shell, cli_dir, ok, puzzlebook, python, root_dir, text};
 use puzzlebook_cli::engine::BuildDirLock;
 use puzzlebook_cli::kernel::LOADING_NOTE;
-use puzzlebook_cli::pipeline::io::load_notebook;
+use puzzlebook_cli::notebook::io::load_notebook;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 //! turns through a lock.
 
 use crate::common::{cli_dir, puzzlebook, root_dir, text};
-use puzzlebook_cli::pipeline::hash::library_files;
+use puzzlebook_cli::runner::hash::library_files;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -248,7 +248,7 @@ fn timed_run(name: &str) -> (String, Vec<(usize, usize)>) {
     assert!(o.status.success(), "{err}");
     let compiles = err
         .lines()
-        .filter_map(puzzlebook_cli::pipeline::project::parse_timing_line)
+        .filter_map(puzzlebook_cli::ops::parse_timing_line)
         .map(|(index, _, compiles)| (index, compiles))
         .collect();
     (text(&o.stdout), compiles)
@@ -294,7 +294,7 @@ fn two_notebooks_at_once_give_what_one_at_a_time_gives() {
     assert!(compiled > began, "{} was not used", second.display());
     // Their times are kept for the next run's order, longest first.
     let base = puzzlebook_cli::engine::evcxr_dir();
-    let times = std::fs::read_to_string(base.join(puzzlebook_cli::pipeline::durations::FILE))
+    let times = std::fs::read_to_string(base.join(puzzlebook_cli::runner::durations::FILE))
         .unwrap_or_default();
     for name in names {
         assert!(times.contains(&format!("notebooks/{name}\t")), "{times}");

@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::common::expected_cells;
-use puzzlebook_cli::pipeline::chapter::Chapter;
-use puzzlebook_cli::pipeline::notebook::Notebook;
-use puzzlebook_cli::pipeline::{io, report};
+use puzzlebook_cli::notebook::chapter::Chapter;
+use puzzlebook_cli::notebook::io;
+use puzzlebook_cli::notebook::ipynb::Notebook;
+use puzzlebook_cli::render::org as report;
 
 fn crate_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use crate::common::{puzzlebook, root_dir, text};
 use bytes::Bytes;
 use puzzlebook_cli::kernel::wire;
-use puzzlebook_cli::pipeline::book;
-use puzzlebook_cli::pipeline::chapter::{Book, Chapter};
-use puzzlebook_cli::pipeline::notebook::Notebook;
+use puzzlebook_cli::notebook::chapter::{Book, Chapter};
+use puzzlebook_cli::notebook::ipynb::Notebook;
+use puzzlebook_cli::render::book;
 
 /// xorshift64*: small, deterministic, good enough to pick mutations.
 struct Rng(u64);

@@ -1,7 +1,7 @@
 //! puzzlebook's additions to the forked Jupyter server, each called from a
 //! one-line hook marked `puzzlebook:` in `core.rs`, so that moving to a newer
 //! evcxr_jupyter is a rebase: waiting for the crate's load ([`super::loading`]),
-//! pinning versions before a `:dep`, the Z3 hints ([`crate::hints`]), a cell
+//! pinning versions before a `:dep`, the Z3 hints ([`crate::engine::hints`]), a cell
 //! whose `?` returned an error or that panicked, a panic in the engine, a
 //! cell's output sent before its reply ([`super::output_ends`]), and
 //! replaying the session after the cell process ended
@@ -20,8 +20,8 @@ use super::connection::Connection;
 use super::jupyter_message::JupyterMessage;
 use super::loading::{BeforeDep, BeforeLoad, LoadState, Loading, NotLoaded, LOADING_NOTE};
 use super::output_ends::OutputEnds;
-use crate::cell_process::{take_ran, CellMark, END_WAIT};
-use crate::hints::Z3Watch;
+use crate::engine::cell_process::{take_ran, CellMark, END_WAIT};
+use crate::engine::hints::Z3Watch;
 use crate::kernel::locks::lock;
 use crate::kernel::replay;
 

@@ -14,14 +14,14 @@
 //! - answer completion and inspection empty while the load holds the engine;
 //! - name a variable that holds a Z3 value when the set of such variables
 //!   changes, and repeat it on a later cell's SIGSEGV, as the runner does
-//!   ([`crate::hints`]);
+//!   ([`crate::engine::hints`]);
 //! - number cells from 1 (evcxr_jupyter's first result said 2);
 //! - check a message's signature before anything in it is parsed, so that no
 //!   bytes on a socket can panic the kernel ([`crate::kernel::wire`]);
 //! - keep the engine's lock through a panic in a request that held it, and
 //!   fail that cell alone ([`crate::kernel::locks`]);
 //! - give a cell whose `?` returned an error an error reply, so nbconvert
-//!   stops there ([`crate::cell_process`] marks it);
+//!   stops there ([`crate::engine::cell_process`] marks it);
 //! - send a cell's result and reply only after everything it printed on
 //!   both streams ([`output_ends`]): evcxr_jupyter let a line come after
 //!   the reply, which Jupyter drops;

@@ -1,6 +1,6 @@
 //! Which cell's output the server has sent on: the end marks the cell
 //! process writes on both streams after each cell
-//! ([`crate::cell_process::end_of_output`]), so that a cell's reply waits
+//! ([`crate::engine::cell_process::end_of_output`]), so that a cell's reply waits
 //! until everything it printed has gone out before it.
 
 use std::sync::Arc;
@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::cell_process::end_of_output;
+use crate::engine::cell_process::end_of_output;
 
 /// The run number of the last end mark sent on, on each stream.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 
-use super::notebook::{CellKind, CodeCell, Notebook};
+use crate::notebook::ipynb::{CellKind, CodeCell, Notebook};
 
 /// The table of contents' file name in the reports folder.
 pub const INDEX: &str = "index.html";

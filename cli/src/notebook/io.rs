@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::chapter::{self, Chapter};
-use super::notebook::{Notebook, NotebookError};
+use crate::notebook::chapter::{self, Chapter};
+use crate::notebook::ipynb::{Notebook, NotebookError};
 
 /// A file that could not be read or written.
 #[derive(Debug, Error)]

@@ -48,7 +48,7 @@ impl Durations {
     /// ones, longest first.
     ///
     /// ```
-    /// use puzzlebook_cli::pipeline::durations::Durations;
+    /// use puzzlebook_cli::runner::durations::Durations;
     /// let d = Durations::parse("a.ipynb\t17.0\nb.ipynb\t42.0\n");
     /// let order = d.start_order(&[(0, "a.ipynb"), (1, "b.ipynb"), (2, "new.ipynb")]);
     /// assert_eq!(order, [2, 1, 0]);

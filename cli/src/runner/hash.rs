@@ -220,7 +220,7 @@ pub fn fingerprint(root: &Path) -> std::io::Result<String> {
 /// The hash of one code cell, chained on the previous cell's hash (`""` for the first).
 ///
 /// ```
-/// use puzzlebook_cli::pipeline::hash::cell_hash;
+/// use puzzlebook_cli::runner::hash::cell_hash;
 /// let a = cell_hash("f", "", "1 + 1");
 /// assert_eq!(a.len(), 40);
 /// assert_ne!(cell_hash("f", &a, "2"), cell_hash("f", "", "2"));

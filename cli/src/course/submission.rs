@@ -12,8 +12,8 @@ use std::path::Path;
 
 use thiserror::Error;
 
-use super::exercise::{self, ExerciseError, Nbgrader};
-use super::notebook::{bad_name, CellKind, Notebook};
+use crate::course::release::{self, ExerciseError, Nbgrader};
+use crate::notebook::ipynb::{bad_name, CellKind, Notebook};
 
 /// The suffix that makes a test cell's `grade_id` from its exercise's
 /// (`03-1` → `03-1-test`), as the book's notebooks name them.
@@ -75,8 +75,8 @@ pub struct Source {
 impl Source {
     /// Reads the exercises of a teacher's notebook.
     pub fn new(nb: Notebook) -> Result<Source, ExerciseError> {
-        let released = exercise::release(&nb)?;
-        let cells = exercise::exercise_cells(&nb)?;
+        let released = release::release(&nb)?;
+        let cells = release::exercise_cells(&nb)?;
         let code_number: BTreeMap<usize, usize> =
             nb.code_cells().map(|c| (c.position, c.number)).collect();
         let mut exercises: Vec<Exercise> = Vec::new();
@@ -127,7 +127,7 @@ impl Source {
         // to match.
         let mut theirs: BTreeMap<String, usize> = BTreeMap::new();
         for (i, cell) in submitted.cells.iter().enumerate() {
-            if let Ok(Some(meta)) = exercise::nbgrader(cell, i + 1) {
+            if let Ok(Some(meta)) = release::nbgrader(cell, i + 1) {
                 theirs.entry(meta.grade_id).or_insert(i);
             }
         }
@@ -308,7 +308,7 @@ mod tests {
     }
 
     fn released() -> Notebook {
-        exercise::release(&source()).unwrap()
+        release::release(&source()).unwrap()
     }
 
     #[test]
@@ -368,7 +368,7 @@ mod tests {
         gone.cells.remove(1);
         let a = s.assemble(&gone).unwrap();
         assert_eq!(a.missing, ["09-1"]);
-        assert!(a.nb.cells[1].source.contains(exercise::STUB));
+        assert!(a.nb.cells[1].source.contains(release::STUB));
     }
 
     #[test]

@@ -8,17 +8,17 @@ use std::path::PathBuf;
 use super::jobs::{self, Job, Ran};
 use super::paths::{folder_of, Project};
 use super::progress::Took;
-use super::single::{lock, run_cells};
+use super::run::{lock, run_cells};
 use super::{RunnerError, Verdict};
 use crate::engine::{self, BuildDirLock};
-use crate::pipeline::book;
-use crate::pipeline::chapter::{Book, Chapter, INDEX};
-use crate::pipeline::durations::{self, Durations};
-use crate::pipeline::execute;
-use crate::pipeline::io;
-use crate::pipeline::mode::Mode;
-use crate::pipeline::notebook::Notebook;
-use crate::pipeline::stages::{self, FileState, Staleness};
+use crate::notebook::chapter::{Book, Chapter, INDEX};
+use crate::notebook::io;
+use crate::notebook::ipynb::Notebook;
+use crate::render::book;
+use crate::runner::durations::{self, Durations};
+use crate::runner::execute;
+use crate::runner::mode::Mode;
+use crate::runner::stages::{self, FileState, Staleness};
 
 /// A notebook as loaded, with its rendered files as they are on disk.
 struct Loaded {

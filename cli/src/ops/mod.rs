@@ -4,8 +4,8 @@
 //! They return what happened; the binary maps it to the process exit code.
 //!
 //! One job per file, as cargo's `ops/`: [`paths`] (where things are and how
-//! they are shown), [`progress`] (bars and timing lines), [`single`] (one
-//! notebook on this thread: `run`), [`session`] (`report` and `check`: plan,
+//! they are shown), [`progress`] (bars and timing lines), [`run`] (one
+//! notebook on this thread: `run`), [`report`] (`report` and `check`: plan,
 //! check, update, index, summary), [`jobs`] (`-j`, one engine per job) and
 //! [`grade`] (`grade`: submissions run past their failures, then scored).
 
@@ -13,23 +13,24 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use super::execute::ExecError;
-use super::exercise::ExerciseError;
-use super::io::IoError;
+use crate::course::release::ExerciseError;
 use crate::engine::EngineError;
+use crate::notebook::io::IoError;
+use crate::runner::execute::ExecError;
 
 mod grade;
 mod jobs;
 mod paths;
 mod progress;
-mod session;
-mod single;
+mod report;
+mod run;
+pub mod solve;
 
 pub use grade::{grade, Grading, Outcome};
 pub use paths::Project;
 pub use progress::{parse_timing_line, timing_line};
-pub use session::report;
-pub use single::run;
+pub use report::report;
+pub use run::run;
 
 /// A runner failure (exit code 2): bad input, a failing cell, a busy build folder.
 #[derive(Debug, Error)]

@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use super::notebook::{CodeCell, Notebook, Output};
 use crate::ansi::strip_ansi;
-use crate::cell_process::{end_of_output, out_of_memory, take_ran, CellMark, END_WAIT};
+use crate::engine::cell_process::{end_of_output, out_of_memory, take_ran, CellMark, END_WAIT};
+use crate::engine::hints::Z3Watch;
 use crate::engine::{EngineError, EngineScope};
-use crate::hints::Z3Watch;
 use crate::limits::memory_text;
+use crate::notebook::ipynb::{CodeCell, Notebook, Output};
 
 /// What one cell may take before the runner stops it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -432,7 +432,7 @@ fn compiles<'a>(phases: impl IntoIterator<Item = &'a str>) -> usize {
 }
 
 /// What a cell whose `?` returned an error failed with: evcxr printed the
-/// error on the cell's standard error ([`crate::cell_process`] marks the cell).
+/// error on the cell's standard error ([`crate::engine::cell_process`] marks the cell).
 pub fn user_error_message(stderr: &[String]) -> String {
     let printed = stderr.join("\n");
     let printed = printed.trim_end();

@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::pipeline::execute::{CellStats, Progress};
-use crate::pipeline::notebook::Output;
+use crate::notebook::ipynb::Output;
+use crate::runner::execute::{CellStats, Progress};
 
 /// A notebook's progress bar, on standard error.
 pub(super) fn bar(label: &str, total: usize) -> ProgressBar {

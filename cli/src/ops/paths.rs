@@ -5,16 +5,16 @@ use std::path::{Path, PathBuf};
 
 use super::RunnerError;
 use crate::engine;
-use crate::pipeline::chapter::{Book, Chapter, Edition};
-use crate::pipeline::execute::CellLimits;
-use crate::pipeline::io;
-use crate::pipeline::notebook::Notebook;
+use crate::notebook::chapter::{Book, Chapter, Edition};
+use crate::notebook::io;
+use crate::notebook::ipynb::Notebook;
+use crate::runner::execute::CellLimits;
 
 /// Where things are.
 #[derive(Debug, Clone)]
 pub struct Project {
     /// The checkout: the library's `Cargo.toml` and `src/`, and `Cargo.lock`,
-    /// are fingerprinted ([`crate::pipeline::hash`]).
+    /// are fingerprinted ([`crate::runner::hash`]).
     pub root: PathBuf,
     /// Where reports go (`<root>/reports`).
     pub reports: PathBuf,
@@ -141,9 +141,9 @@ impl Project {
         self.label(&self.reports.join(name))
     }
 
-    /// The fingerprint of the crate the notebooks load ([`crate::pipeline::hash::fingerprint`]).
+    /// The fingerprint of the crate the notebooks load ([`crate::runner::hash::fingerprint`]).
     pub(super) fn fingerprint(&self) -> Result<String, RunnerError> {
-        crate::pipeline::hash::fingerprint(&self.root).map_err(|source| RunnerError::Fingerprint {
+        crate::runner::hash::fingerprint(&self.root).map_err(|source| RunnerError::Fingerprint {
             path: self.root.clone(),
             source,
         })

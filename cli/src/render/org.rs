@@ -1,9 +1,9 @@
 //! Rendering a notebook and its outputs as an org-mode report in the literate
 //! style: narrative, `#+BEGIN_SRC rust` blocks and `#+RESULTS[<sha1>]: name`.
 
-use super::chapter::{self, Chapter, Part};
-use super::markdown::markdown_to_org_shifted;
-use super::notebook::{Notebook, Output};
+use crate::notebook::chapter::{self, Chapter, Part};
+use crate::notebook::ipynb::{Notebook, Output};
+use crate::render::markdown::markdown_to_org_shifted;
 use puzzlebook::figure::SVG_MIME;
 use puzzlebook::rich::ORG_MIME;
 

@@ -1,7 +1,7 @@
 //! `puzzlebook grade`: each submission checked against the source notebook
-//! and assembled ([`crate::pipeline::submission`]), run past its failing
+//! and assembled ([`crate::course::submission`]), run past its failing
 //! cells from a temporary folder ([`jobs`]), scored
-//! ([`crate::pipeline::scoring`]); then, once every run is over, the grades
+//! ([`crate::course::scoring`]); then, once every run is over, the grades
 //! and feedback pages written.
 
 use std::collections::BTreeMap;
@@ -9,16 +9,16 @@ use std::path::{Path, PathBuf};
 
 use super::jobs::{self, Job};
 use super::paths::Project;
-use super::single::lock;
+use super::run::lock;
 use super::RunnerError;
+use crate::course::gradebook::{self, Graded};
+use crate::course::scoring;
+use crate::course::submission::{self, Source};
+use crate::course::{feedback, submission::Assembled};
 use crate::engine;
-use crate::pipeline::chapter::{self, Chapter};
-use crate::pipeline::gradebook::{self, Graded};
-use crate::pipeline::io;
-use crate::pipeline::notebook::Notebook;
-use crate::pipeline::scoring;
-use crate::pipeline::submission::{self, Source};
-use crate::pipeline::{feedback, submission::Assembled};
+use crate::notebook::chapter::{self, Chapter};
+use crate::notebook::io;
+use crate::notebook::ipynb::Notebook;
 
 /// What to grade, and where the grades go.
 #[derive(Debug, Clone)]

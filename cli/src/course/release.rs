@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use thiserror::Error;
 
-use super::notebook::{CellKind, Notebook, NotebookCell};
+use crate::notebook::ipynb::{CellKind, Notebook, NotebookCell};
 
 /// What a released solution cell says in place of the solution. It panics
 /// with the exercise's name, taken from the function it sits in

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use super::hash;
-use super::notebook::{Notebook, Output};
+use crate::notebook::ipynb::{Notebook, Output};
+use crate::runner::hash;
 
 /// Why a notebook or its rendered files are not fresh.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub fn expected_hashes(nb: &Notebook, fingerprint: &str) -> Vec<String> {
     hash::chain(fingerprint, nb.code_cells().map(|c| c.cell.source.as_str()))
 }
 
-/// The rendered files ([`super::book::files`]) that differ from those on disk, by name. Both maps are
+/// The rendered files ([`crate::render::book::files`]) that differ from those on disk, by name. Both maps are
 /// keyed by path relative to the reports folder.
 pub fn file_changes(
     rendered: &BTreeMap<String, String>,
@@ -100,7 +100,7 @@ pub fn apply_outputs(nb: &Notebook, outputs: Vec<Vec<Output>>, hashes: &[String]
 
 /// For `check` on a Z3 other than the one `committed` was executed on: the
 /// `executed` notebook with the outputs of every z3-dependent cell (see
-/// [`NotebookCell::z3_dependent`](super::notebook::NotebookCell::z3_dependent))
+/// [`NotebookCell::z3_dependent`](crate::notebook::ipynb::NotebookCell::z3_dependent))
 /// put back to the committed ones, and its Z3 record to the committed one, so
 /// that only what must not depend on the engine is compared byte for byte.
 /// Also returns how many cells are tagged, and the names of those whose

@@ -4,9 +4,9 @@
 //! a single number gets that many points (partial credit); any other gets
 //! all its points.
 
-use super::execute::{CellResults, ExecError};
-use super::notebook::Output;
-use super::submission::Exercise;
+use crate::course::submission::Exercise;
+use crate::notebook::ipynb::Output;
+use crate::runner::execute::{CellResults, ExecError};
 
 /// How an exercise went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,7 +168,7 @@ fn panic_message(message: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::execute::CellAt;
+    use crate::runner::execute::CellAt;
     use std::collections::BTreeMap;
 
     fn exercise() -> Exercise {

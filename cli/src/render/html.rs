@@ -6,10 +6,10 @@ use std::sync::OnceLock;
 
 use pulldown_cmark::{html::push_html, Options, Parser};
 
-use super::chapter::{self, Book, Chapter, Edition, Part, INDEX};
-use super::exercise::{self, Nbgrader};
-use super::highlight;
-use super::notebook::{Notebook, Output};
+use crate::course::release::{self, Nbgrader};
+use crate::notebook::chapter::{self, Book, Chapter, Edition, Part, INDEX};
+use crate::notebook::ipynb::{Notebook, Output};
+use crate::render::highlight;
 use puzzlebook::figure::SVG_MIME;
 use puzzlebook::table::html_escape;
 
@@ -183,7 +183,7 @@ pub fn page(nb: &Notebook, chapter: &Chapter, book: &Book) -> String {
                 // An exercise's solution and tests are folded: the page is
                 // the teacher's edition, and a student reading it should
                 // choose to look.
-                match exercise::nbgrader(c.cell, c.position).ok().flatten() {
+                match release::nbgrader(c.cell, c.position).ok().flatten() {
                     Some(meta) if meta.solution || meta.grade => {
                         body.push_str(&exercise_html(&meta, &code, book.edition));
                     }
@@ -277,7 +277,7 @@ pub fn index(book: &Book) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::notebook::{CellKind, NotebookCell};
+    use crate::notebook::ipynb::{CellKind, NotebookCell};
 
     fn chapter(stem: &str) -> Chapter {
         Chapter {
@@ -412,7 +412,7 @@ mod tests {
 
         // The student edition shows the released cells as they are, and
         // links no org report.
-        let released = crate::pipeline::exercise::release(&nb).unwrap();
+        let released = crate::course::release::release(&nb).unwrap();
         let book = Book {
             edition: Edition::Student,
             root_from_reports: String::new(),

@@ -2,6 +2,10 @@
 //! its lock, the toolchain's library folder, the process environment, and the
 //! optimisation level cells compile at. The runner and the Jupyter kernel share it.
 
+pub mod cell_process;
+pub mod hints;
+pub mod parent;
+
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -190,7 +194,7 @@ pub const LIB_METADATA: &str = "puzzlebook";
 /// needs: its build folder (`EVCXR_TMPDIR`), its config folder
 /// (`EVCXR_CONFIG_DIR`), no inherited cargo target folder, hashed names for
 /// shared libraries ([`LIB_METADATA`]), `LD_LIBRARY_PATH`, and the memory
-/// limit of its cells' process ([`crate::cell_process::MEMORY_VAR`]).
+/// limit of its cells' process ([`crate::engine::cell_process::MEMORY_VAR`]).
 ///
 /// evcxr compiles each cell to a shared object that links the standard
 /// library, and with the `polars-dylib` feature polars, dynamically. It finds
@@ -234,8 +238,10 @@ fn engine_environment(
     );
     std::env::set_var("EVCXR_CONFIG_DIR", config_dir);
     match memory {
-        Some(bytes) => std::env::set_var(crate::cell_process::MEMORY_VAR, bytes.to_string()),
-        None => std::env::remove_var(crate::cell_process::MEMORY_VAR),
+        Some(bytes) => {
+            std::env::set_var(crate::engine::cell_process::MEMORY_VAR, bytes.to_string())
+        }
+        None => std::env::remove_var(crate::engine::cell_process::MEMORY_VAR),
     }
     Ok(())
 }
@@ -248,7 +254,7 @@ const ENGINE_VARS: [&str; 7] = [
     "__CARGO_DEFAULT_LIB_METADATA",
     "LD_LIBRARY_PATH",
     "EVCXR_CONFIG_DIR",
-    crate::cell_process::MEMORY_VAR,
+    crate::engine::cell_process::MEMORY_VAR,
 ];
 
 /// The process-wide state an evcxr engine reads as it starts (its
@@ -560,7 +566,7 @@ mod tests {
                 start.join("evcxr/config").as_os_str()
             );
             assert_eq!(
-                std::env::var(crate::cell_process::MEMORY_VAR).unwrap(),
+                std::env::var(crate::engine::cell_process::MEMORY_VAR).unwrap(),
                 (1u64 << 30).to_string()
             );
             assert_eq!(
@@ -586,6 +592,9 @@ mod tests {
         );
         assert_eq!(std::env::var("EVCXR_TMPDIR").unwrap(), "before");
         assert_eq!(std::env::var_os("EVCXR_CONFIG_DIR"), None);
-        assert_eq!(std::env::var_os(crate::cell_process::MEMORY_VAR), None);
+        assert_eq!(
+            std::env::var_os(crate::engine::cell_process::MEMORY_VAR),
+            None
+        );
     }
 }

@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 
 use puzzlebook::table::html_escape;
 
-use super::gradebook::{number, Graded};
-use super::highlight;
-use super::html::document;
+use crate::course::gradebook::{number, Graded};
+use crate::render::highlight;
+use crate::render::html::document;
 
 /// The feedback page for `graded`, a submission of the chapter `title`.
 pub fn page(title: &str, graded: &Graded) -> String {
@@ -82,7 +82,7 @@ pub fn page(title: &str, graded: &Graded) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::scoring::{Mark, Status};
+    use crate::course::scoring::{Mark, Status};
     use std::collections::BTreeMap;
 
     #[test]

@@ -8,9 +8,9 @@ use super::paths::{folder_of, Project};
 use super::progress::{bar, cell_progress, Took};
 use super::{RunnerError, Verdict};
 use crate::engine::{self, BuildDirLock};
-use crate::pipeline::execute;
-use crate::pipeline::io;
-use crate::pipeline::notebook::{Notebook, Output};
+use crate::notebook::io;
+use crate::notebook::ipynb::{Notebook, Output};
+use crate::runner::execute;
 
 /// Takes the project's build folder, saying when its first cell will build
 /// the dependencies.

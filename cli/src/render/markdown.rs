@@ -8,7 +8,7 @@ use puzzlebook::table::Table;
 /// ending with a newline; empty input gives the empty string).
 ///
 /// ```
-/// use puzzlebook_cli::pipeline::markdown::markdown_to_org;
+/// use puzzlebook_cli::render::markdown::markdown_to_org;
 /// assert_eq!(markdown_to_org("## Step *one*"), "** Step /one/\n");
 /// assert_eq!(markdown_to_org("See [z3](https://z3.org) and `x`."),
 ///            "See [[https://z3.org][z3]] and ~x~.\n");

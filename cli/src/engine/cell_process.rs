@@ -107,7 +107,7 @@ pub fn hook() {
     if std::env::var_os("EVCXR_IS_RUNTIME").is_none() {
         return;
     }
-    crate::parent::Parent::direct().watch(0, || {});
+    crate::engine::parent::Parent::direct().watch(0, || {});
     if let Some(bytes) = std::env::var(MEMORY_VAR)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())

@@ -4,17 +4,17 @@
 
 use std::collections::BTreeMap;
 
-use super::chapter::{Book, Chapter};
-use super::html;
-use super::notebook::{Notebook, Output};
-use super::report;
+use crate::notebook::chapter::{Book, Chapter};
+use crate::notebook::ipynb::{Notebook, Output};
+use crate::render::html;
+use crate::render::org;
 use puzzlebook::figure::SVG_MIME;
 
 /// Every file `chapter` (of `nb`) renders to, relative to the reports folder,
 /// sorted: the org report, the HTML page, and one SVG per figure.
 pub fn files(nb: &Notebook, chapter: &Chapter, book: &Book) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    out.insert(chapter.org(), report::render(nb, chapter));
+    out.insert(chapter.org(), org::render(nb, chapter));
     out.insert(chapter.page(), html::page(nb, chapter, book));
     for (name, svg) in figures(nb) {
         out.insert(chapter.figure(&name), svg);
@@ -45,7 +45,7 @@ pub fn index(book: &Book) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::notebook::CellKind;
+    use crate::notebook::ipynb::CellKind;
 
     fn nb(cells: &[(CellKind, &str)]) -> Notebook {
         Notebook::of_cells(cells)

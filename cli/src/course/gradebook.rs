@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::scoring::Mark;
+use crate::course::scoring::Mark;
 
 /// One submission's grades, or why it could not be graded.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,7 +147,7 @@ pub fn summary(exercises: &[(String, f64)], class: &[Graded]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::scoring::Status;
+    use crate::course::scoring::Status;
 
     fn mark(exercise: &str, score: f64, status: Status) -> Mark {
         Mark {

@@ -11,8 +11,8 @@ use super::paths::Project;
 use super::progress::{bar, cell_progress, Took};
 use super::RunnerError;
 use crate::engine::{self, BuildDirLock, EngineError, EngineScope};
-use crate::pipeline::execute::{self, CellResults};
-use crate::pipeline::notebook::Notebook;
+use crate::notebook::ipynb::Notebook;
+use crate::runner::execute::{self, CellResults};
 
 /// A notebook to execute: its index in the caller's list, label and cells.
 pub(super) struct Job<'a> {

@@ -23,7 +23,7 @@ fn syntaxes() -> &'static SyntaxSet {
 /// inside `<pre><code>`.
 ///
 /// ```
-/// let html = puzzlebook_cli::pipeline::highlight::rust_html("let x = 1; // one");
+/// let html = puzzlebook_cli::render::highlight::rust_html("let x = 1; // one");
 /// assert!(html.contains(r#"<span class="hl-storage hl-type hl-rust">let</span>"#), "{html}");
 /// assert!(html.contains("hl-comment"));
 /// ```
