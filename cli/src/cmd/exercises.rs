@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
 use clap::{Args, Subcommand};
-use puzzlebook_cli::course::release as exercise;
+use puzzlebook_cli::course::release;
 use puzzlebook_cli::notebook::chapter::{Book, Chapter, Edition, INDEX};
 use puzzlebook_cli::notebook::io;
 use puzzlebook_cli::notebook::ipynb::Notebook;
+use puzzlebook_cli::notebook::nbgrader;
 use puzzlebook_cli::render::html;
 
 use super::Exit;
@@ -61,8 +62,8 @@ fn release(a: ReleaseArgs) -> anyhow::Result<Exit> {
     for path in &notebooks {
         let nb = io::load_notebook(path)?;
         let student =
-            exercise::release(&nb).with_context(|| format!("releasing {}", path.display()))?;
-        let exercises = exercise::exercise_cells(&nb)?.len();
+            release::release(&nb).with_context(|| format!("releasing {}", path.display()))?;
+        let exercises = nbgrader::exercise_cells(&nb)?.len();
         let name = path
             .file_name()
             .with_context(|| format!("{} is not a file", path.display()))?;

@@ -12,8 +12,9 @@ use std::path::Path;
 
 use thiserror::Error;
 
-use crate::course::release::{self, ExerciseError, Nbgrader};
+use crate::course::release;
 use crate::notebook::ipynb::{bad_name, CellKind, Notebook};
+use crate::notebook::nbgrader::{self, ExerciseError, Nbgrader};
 
 /// The suffix that makes a test cell's `grade_id` from its exercise's
 /// (`03-1` → `03-1-test`), as the book's notebooks name them.
@@ -76,7 +77,7 @@ impl Source {
     /// Reads the exercises of a teacher's notebook.
     pub fn new(nb: Notebook) -> Result<Source, ExerciseError> {
         let released = release::release(&nb)?;
-        let cells = release::exercise_cells(&nb)?;
+        let cells = nbgrader::exercise_cells(&nb)?;
         let code_number: BTreeMap<usize, usize> =
             nb.code_cells().map(|c| (c.position, c.number)).collect();
         let mut exercises: Vec<Exercise> = Vec::new();
@@ -127,7 +128,7 @@ impl Source {
         // to match.
         let mut theirs: BTreeMap<String, usize> = BTreeMap::new();
         for (i, cell) in submitted.cells.iter().enumerate() {
-            if let Ok(Some(meta)) = release::nbgrader(cell, i + 1) {
+            if let Ok(Some(meta)) = nbgrader::nbgrader(cell, i + 1) {
                 theirs.entry(meta.grade_id).or_insert(i);
             }
         }

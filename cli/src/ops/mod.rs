@@ -13,9 +13,9 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::course::release::ExerciseError;
 use crate::engine::EngineError;
 use crate::notebook::io::IoError;
+use crate::notebook::nbgrader::ExerciseError;
 use crate::runner::execute::ExecError;
 
 mod grade;

@@ -6,9 +6,9 @@ use std::sync::OnceLock;
 
 use pulldown_cmark::{html::push_html, Options, Parser};
 
-use crate::course::release::{self, Nbgrader};
 use crate::notebook::chapter::{self, Book, Chapter, Edition, Part, INDEX};
 use crate::notebook::ipynb::{Notebook, Output};
+use crate::notebook::nbgrader::{self, Nbgrader};
 use crate::render::highlight;
 use puzzlebook::figure::SVG_MIME;
 use puzzlebook::table::html_escape;
@@ -183,7 +183,7 @@ pub fn page(nb: &Notebook, chapter: &Chapter, book: &Book) -> String {
                 // An exercise's solution and tests are folded: the page is
                 // the teacher's edition, and a student reading it should
                 // choose to look.
-                match release::nbgrader(c.cell, c.position).ok().flatten() {
+                match nbgrader::nbgrader(c.cell, c.position).ok().flatten() {
                     Some(meta) if meta.solution || meta.grade => {
                         body.push_str(&exercise_html(&meta, &code, book.edition));
                     }
