@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::extension::{Extension, Hooks}; // puzzlebook
+use crate::kernel::extension::{Extension, Hooks}; // puzzlebook
 use tokio::sync::Mutex;
 use yansi::Paint as _;
 

@@ -2,8 +2,8 @@
 //! `connection`, `control_file`, `jupyter_message`; Apache-2.0 or MIT, see
 //! `LICENSE`), changed where puzzlebook's kernel needs hooks it does not offer.
 //!
-//! puzzlebook's additions live in modules of our own, [`extension`] and
-//! [`loading`]; the upstream files call them from one-line hooks marked
+//! puzzlebook's additions live in modules of our own beside this folder,
+//! [`super::extension`], [`super::loading`] and [`super::output_ends`]; the upstream files call them from one-line hooks marked
 //! `puzzlebook:`, so that moving to a newer evcxr_jupyter is a rebase. They:
 //! - load the crate (`:load_config`, which builds z3, polars and puzzlebook
 //!   in a cold slot) while the kernel already answers `kernel_info_request`,
@@ -23,39 +23,16 @@
 //! - give a cell whose `?` returned an error an error reply, so nbconvert
 //!   stops there ([`crate::engine::cell_process`] marks it);
 //! - send a cell's result and reply only after everything it printed on
-//!   both streams ([`output_ends`]): evcxr_jupyter let a line come after
+//!   both streams ([`super::output_ends`]): evcxr_jupyter let a line come after
 //!   the reply, which Jupyter drops;
 //! - after a cell ends the process that runs cells (a crash, an abort, the
 //!   memory limit), run the session's earlier cells again in the new one,
 //!   their output muted, and say so in the cell ([`crate::kernel::replay`]).
 
-macro_rules! object {
-    () => {
-        serde_json::json!({})
-    };
-    ($($key:tt => $value:expr),* $(,)?) => {
-        serde_json::json!({$($key: $value),*})
-    };
-    ($($key:tt : $value:expr),* $(,)?) => {
-        serde_json::json!({$($key: $value),*})
-    };
-}
-
-macro_rules! array {
-    ($($value:expr),* $(,)?) => {
-        serde_json::json!([$($value),*])
-    };
-}
-
-mod connection;
+pub(crate) mod connection;
 mod control_file;
 mod core;
-mod extension;
-mod jupyter_message;
-mod loading;
-mod output_ends;
-
-pub use self::loading::LOADING_NOTE;
+pub(crate) mod jupyter_message;
 
 /// Serves the kernel on the connection file `control_file` until Jupyter
 /// shuts it down; `before_load` runs on the loading thread, while the kernel
@@ -67,7 +44,7 @@ pub fn run(
     before_dep: impl Fn() + Send + Sync + 'static,
 ) -> anyhow::Result<()> {
     let config = control_file::Control::parse_file(&control_file.to_string_lossy())?;
-    let hooks = extension::Hooks {
+    let hooks = super::extension::Hooks {
         before_load: Box::new(before_load),
         before_dep: std::sync::Arc::new(before_dep),
     };

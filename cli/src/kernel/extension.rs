@@ -16,8 +16,8 @@ use evcxr::CommandContext;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::Mutex;
 
-use super::connection::Connection;
-use super::jupyter_message::JupyterMessage;
+use super::jupyter::connection::Connection;
+use super::jupyter::jupyter_message::JupyterMessage;
 use super::loading::{BeforeDep, BeforeLoad, LoadState, Loading, NotLoaded, LOADING_NOTE};
 use super::output_ends::OutputEnds;
 use crate::engine::cell_process::{take_ran, CellMark, END_WAIT};
