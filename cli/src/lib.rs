@@ -19,3 +19,8 @@ pub mod ops;
 pub mod out;
 pub mod render;
 pub mod runner;
+
+// The kernel's files forked from evcxr_jupyter name each other from their
+// crate's root (`crate::connection`), as upstream does; these re-exports keep
+// those lines as upstream wrote them.
+pub(crate) use kernel::jupyter::{connection, control_file, jupyter_message};

@@ -8,7 +8,7 @@
 //! ([`crate::kernel::replay`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -58,11 +58,16 @@ impl Default for Cells {
     }
 }
 
+/// The server's channel for output.
+type Iopub = Arc<Mutex<Connection<zeromq::PubSocket>>>;
+
 /// puzzlebook's state in the server.
 #[derive(Clone)]
 pub(crate) struct Extension {
-    iopub: Arc<Mutex<Connection<zeromq::PubSocket>>>,
-    loading: Loading,
+    /// Set by [`Extension::start`].
+    started: Arc<OnceLock<Started>>,
+    /// Taken by [`Extension::start`].
+    before_load: Arc<std::sync::Mutex<Option<BeforeLoad>>>,
     /// An interrupt that arrived while a cell waited for the load.
     wait_interrupted: Arc<AtomicBool>,
     before_dep: BeforeDep,
@@ -73,6 +78,13 @@ pub(crate) struct Extension {
     cells: Arc<std::sync::Mutex<Cells>>,
 }
 
+/// What the server hands over once its engine exists.
+struct Started {
+    iopub: Iopub,
+    engine: Engine,
+    loading: Loading,
+}
+
 /// What the engine's thread hands back for a cell: its result and request.
 type Joined<M> = std::result::Result<
     (std::result::Result<evcxr::EvalOutputs, evcxr::Error>, M),
@@ -80,15 +92,11 @@ type Joined<M> = std::result::Result<
 >;
 
 impl Extension {
-    /// Starts loading the crate into `engine` in the background.
-    pub fn start(
-        engine: &Engine,
-        iopub: &Arc<Mutex<Connection<zeromq::PubSocket>>>,
-        hooks: Hooks,
-    ) -> Extension {
+    /// puzzlebook's part of a new server, before its engine exists.
+    pub fn new(hooks: Hooks) -> Extension {
         Extension {
-            iopub: Arc::clone(iopub),
-            loading: Loading::start(Arc::clone(engine), hooks.before_load),
+            started: Arc::default(),
+            before_load: Arc::new(std::sync::Mutex::new(Some(hooks.before_load))),
             wait_interrupted: Arc::new(AtomicBool::new(false)),
             before_dep: hooks.before_dep,
             muted: Arc::new(AtomicBool::new(false)),
@@ -97,12 +105,80 @@ impl Extension {
         }
     }
 
+    /// Starts loading the crate into `engine` in the background; the server
+    /// answers meanwhile. Once: a second call does nothing.
+    pub fn start(&self, engine: &Engine, iopub: &Iopub) {
+        let Some(before_load) = lock(&self.before_load).take() else {
+            return;
+        };
+        let started = Started {
+            iopub: Arc::clone(iopub),
+            engine: Arc::clone(engine),
+            loading: Loading::start(Arc::clone(engine), before_load),
+        };
+        let _ = self.started.set(started);
+    }
+
+    fn started(&self) -> &Started {
+        self.started
+            .get()
+            .expect("the server starts the extension before it serves requests")
+    }
+
+    fn iopub(&self) -> &Iopub {
+        &self.started().iopub
+    }
+
+    /// On the engine's thread: the engine for the cell `code`, its lock
+    /// taken even after a panic in a request that held it, and versions
+    /// pinned first when the cell has a `:dep` (which may make cargo resolve
+    /// them again).
+    pub fn engine<'e>(
+        &self,
+        engine: &'e Engine,
+        code: &str,
+    ) -> std::sync::MutexGuard<'e, CommandContext> {
+        let guard = lock(engine);
+        self.before_cell(code);
+        guard
+    }
+
+    /// After the engine's thread returned from a cell (`joined`): its output
+    /// sent first ([`Self::output_sent`]); then a panic of the engine
+    /// ([`Self::survive_panic`]) or a cell that panicked or whose `?` failed
+    /// ([`Self::marked_failure`]) gets its error reply here and `None`; any
+    /// other cell's result goes back to the server.
+    pub async fn after_cell(
+        &self,
+        joined: Joined<JupyterMessage>,
+        request: &JupyterMessage,
+        execution_count: u32,
+        replies: &UnboundedSender<JupyterMessage>,
+    ) -> Result<
+        Option<(
+            std::result::Result<evcxr::EvalOutputs, evcxr::Error>,
+            JupyterMessage,
+        )>,
+    > {
+        let joined = self.output_sent(joined).await;
+        let Some((result, message)) = self
+            .survive_panic(joined, request, execution_count, replies)
+            .await?
+        else {
+            return Ok(None);
+        };
+        Ok(self
+            .marked_failure(result, &message, execution_count, replies)
+            .await?
+            .map(|result| (result, message)))
+    }
+
     /// Sends `text` as stream output `name` of `message`'s cell.
     async fn send_stream(&self, message: &JupyterMessage, name: &str, text: String) -> Result<()> {
         message
             .new_message("stream")
             .with_content(object! {"name" => name, "text" => text})
-            .send(&mut *self.iopub.lock().await)
+            .send(&mut *self.iopub().lock().await)
             .await?;
         Ok(())
     }
@@ -130,8 +206,9 @@ impl Extension {
     async fn wait_for_load(&self, message: &JupyterMessage) -> Result<Result<(), NotLoaded>> {
         self.wait_interrupted.store(false, Ordering::SeqCst);
         let mut next_note = Instant::now();
+        let loading = &self.started().loading;
         loop {
-            match self.loading.state() {
+            match loading.state() {
                 LoadState::Done => return Ok(Ok(())),
                 LoadState::Failed(e) => return Ok(Err(NotLoaded::Failed(e))),
                 LoadState::Running => {}
@@ -140,7 +217,7 @@ impl Extension {
                 return Ok(Err(NotLoaded::Interrupted));
             }
             if Instant::now() >= next_note {
-                let secs = self.loading.started.elapsed().as_secs();
+                let secs = loading.started.elapsed().as_secs();
                 self.send_stream(
                     message,
                     "stderr",
@@ -157,7 +234,7 @@ impl Extension {
     /// stops the waiting cell and leaves the load alone (true); otherwise the
     /// server interrupts the engine as upstream does (false).
     pub fn interrupt_load(&self) -> bool {
-        let loading = self.loading.state() == LoadState::Running;
+        let loading = self.started().loading.state() == LoadState::Running;
         if loading {
             self.wait_interrupted.store(true, Ordering::SeqCst);
         }
@@ -166,7 +243,7 @@ impl Extension {
 
     /// On the engine's thread, before the cell `code` runs: a `:dep` may make
     /// cargo resolve versions again, so they are pinned first.
-    pub fn before_cell(&self, code: &str) {
+    fn before_cell(&self, code: &str) {
         if code.lines().any(|l| l.trim_start().starts_with(":dep")) {
             (self.before_dep)();
         }
@@ -186,7 +263,7 @@ impl Extension {
     /// on its way; its standard error it does not wait for at all, and
     /// Jupyter drops a line that comes after the reply). Returns `joined`
     /// without the cell process's mark.
-    pub async fn output_sent<M>(&self, joined: Joined<M>) -> Joined<M> {
+    async fn output_sent<M>(&self, joined: Joined<M>) -> Joined<M> {
         let mut joined = joined;
         if let Some(run) = joined
             .as_mut()
@@ -207,7 +284,7 @@ impl Extension {
     /// Fails the cell `request` with an error reply when the engine panicked
     /// while running it (`joined`), so the session goes on; else returns what
     /// the cell gave.
-    pub async fn survive_panic<T>(
+    async fn survive_panic<T>(
         &self,
         joined: std::result::Result<T, tokio::task::JoinError>,
         request: &JupyterMessage,
@@ -240,7 +317,7 @@ impl Extension {
     /// cell's result, and its reply is an error, so `nbconvert` stops and
     /// nbgrader takes the points, as for any failing cell. Returns the result
     /// of any other cell, unmarked.
-    pub async fn marked_failure(
+    async fn marked_failure(
         &self,
         result: std::result::Result<evcxr::EvalOutputs, evcxr::Error>,
         message: &JupyterMessage,
@@ -283,7 +360,7 @@ impl Extension {
                 "evalue" => evalue.clone(),
                 "traceback" => array![format!("{ename}: {evalue}")],
             })
-            .send(&mut *self.iopub.lock().await)
+            .send(&mut *self.iopub().lock().await)
             .await?;
         replies.send(message.new_reply().with_content(object! {
             "status" => "error",
@@ -297,18 +374,13 @@ impl Extension {
 
     /// After the cell `message` (number `execution_count`) succeeded: keeps
     /// it for a replay, and warns when the variables holding Z3 values changed.
-    pub async fn succeeded(
-        &self,
-        engine: &Engine,
-        message: &JupyterMessage,
-        execution_count: u32,
-    ) -> Result<()> {
+    pub async fn succeeded(&self, message: &JupyterMessage, execution_count: u32) -> Result<()> {
         let hint = {
             let mut cells = lock(&self.cells);
             cells
                 .session
                 .succeeded(execution_count as usize, message.code());
-            let ctx = lock(engine);
+            let ctx = lock(&self.started().engine);
             cells.z3.succeeded(&ctx, message.code())
         };
         if let Some(hint) = hint {
@@ -332,12 +404,7 @@ impl Extension {
     /// After a cell ended the process that runs cells (evcxr has started a
     /// new one): runs the session's earlier cells again with their output
     /// muted, and says what it did on the cell's standard error.
-    pub async fn recover(
-        &self,
-        error: &evcxr::Error,
-        engine: &Engine,
-        message: &JupyterMessage,
-    ) -> Result<()> {
+    pub async fn recover(&self, error: &evcxr::Error, message: &JupyterMessage) -> Result<()> {
         if !replay::process_ended(error) {
             return Ok(());
         }
@@ -352,7 +419,7 @@ impl Extension {
             // Let the crashed cell's last lines out before muting.
             tokio::time::sleep(Duration::from_millis(50)).await;
             self.muted.store(true, Ordering::SeqCst);
-            let engine = Arc::clone(engine);
+            let engine = Arc::clone(&self.started().engine);
             let done =
                 tokio::task::spawn_blocking(move || session.replay(&mut lock(&engine))).await;
             // The replay's last lines are read by now; give them time to be dropped.

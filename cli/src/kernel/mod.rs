@@ -1,5 +1,8 @@
 //! The Jupyter kernel "Rust (puzzlebook)": its kernelspec ([`spec`]) and the
-//! server Jupyter starts ([`serve`]).
+//! server Jupyter starts ([`serve`]). `jupyter/` holds only the files forked
+//! from evcxr_jupyter 0.22.0, with one-line hooks into puzzlebook's
+//! additions beside it: [`extension`] (what the hooks call), [`loading`],
+//! [`output_ends`], [`locks`], [`replay`], [`cell_memory`] and [`wire`].
 
 // evcxr_jupyter's JSON macros (from its `main.rs`), for the forked files and
 // for our additions, which build the same messages.
@@ -21,9 +24,10 @@ macro_rules! array {
     };
 }
 
+mod busy;
 pub mod cell_memory;
 mod extension;
-mod jupyter;
+pub(crate) mod jupyter;
 mod loading;
 mod locks;
 mod output_ends;

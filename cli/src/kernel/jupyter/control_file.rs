@@ -5,8 +5,8 @@
 // or https://opensource.org/licenses/MIT>, at your option. This file may not be
 // copied, modified, or distributed except according to those terms.
 
-use anyhow::anyhow;
 use anyhow::Result;
+use anyhow::anyhow;
 use std::fs;
 
 #[derive(Debug, Clone)]

@@ -4,18 +4,16 @@
 // https://www.apache.org/licenses/LICENSE-2.0> or the MIT license <LICENSE
 // or https://opensource.org/licenses/MIT>, at your option. This file may not be
 // copied, modified, or distributed except according to those terms.
+// puzzlebook: forked from evcxr_jupyter 0.22.0 (src/core.rs); every change is a line marked `puzzlebook:`.
 
-// Forked from evcxr_jupyter 0.22.0 (src/core.rs) for puzzlebook; the changes
-// are marked `puzzlebook:` (see the module docs in mod.rs).
-
-use super::connection::Connection;
-use super::connection::ConnectionGroup;
-use super::connection::ConnectionShutdownRequester;
-use super::connection::RecvError;
-use super::control_file;
-use super::jupyter_message::JupyterMessage;
-use anyhow::bail;
+use crate::connection::Connection;
+use crate::connection::ConnectionGroup;
+use crate::connection::ConnectionShutdownRequester;
+use crate::connection::RecvError;
+use crate::control_file;
+use crate::jupyter_message::JupyterMessage;
 use anyhow::Result;
+use anyhow::bail;
 use ariadne::sources;
 use crossbeam_channel::RecvTimeoutError;
 use crossbeam_channel::Select;
@@ -25,7 +23,6 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
-
 use crate::kernel::extension::{Extension, Hooks}; // puzzlebook
 use tokio::sync::Mutex;
 use yansi::Paint as _;
@@ -42,7 +39,7 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    pub(crate) fn run(config: &control_file::Control, hooks: Hooks) -> Result<()> {
+    pub(crate) fn run(config: &control_file::Control, hooks: Hooks) -> Result<()> { // puzzlebook: hooks
         let runtime = tokio::runtime::Builder::new_multi_thread()
             // We only technically need 1 thread. However we've observed that
             // when using vscode's jupyter extension, we can get requests on the
@@ -58,7 +55,7 @@ impl Server {
             .build()
             .unwrap();
         let handle = runtime.handle().clone();
-        runtime.block_on(Self::run_async(config, handle, hooks))?;
+        runtime.block_on(Self::run_async(config, handle, hooks))?; // puzzlebook: hooks
         Ok(())
     }
 
@@ -97,6 +94,15 @@ impl Server {
         // crossbeam channels.
         let (shutdown_sender, shutdown_receiver) = crossbeam_channel::unbounded();
 
+        let server = Server {
+            iopub,
+            latest_execution_request: Arc::new(Mutex::new(None)),
+            stdin: Arc::new(Mutex::new(stdin_socket)),
+            io_thread_shutdown_sender: Arc::new(Mutex::new(Some(shutdown_sender))),
+            tokio_handle,
+            ext: Extension::new(hooks), // puzzlebook
+        };
+
         let (execution_sender, mut execution_receiver) = tokio::sync::mpsc::unbounded_channel();
         let (execution_response_sender, mut execution_response_receiver) =
             tokio::sync::mpsc::unbounded_channel();
@@ -106,18 +112,10 @@ impl Server {
                 eprintln!("hb error: {error:?}");
             }
         });
-        let (context, outputs) = CommandContext::new()?;
+        let (context, outputs) = CommandContext::new()?; // puzzlebook: `:load_config` runs in the background (`start` below).
         let process_handle = context.process_handle();
         let context = Arc::new(std::sync::Mutex::new(context));
-        let ext = Extension::start(&context, &iopub, hooks); // puzzlebook: loads the crate in the background.
-        let server = Server {
-            iopub,
-            latest_execution_request: Arc::new(Mutex::new(None)),
-            stdin: Arc::new(Mutex::new(stdin_socket)),
-            io_thread_shutdown_sender: Arc::new(Mutex::new(Some(shutdown_sender))),
-            tokio_handle,
-            ext, // puzzlebook
-        };
+        server.ext.start(&context, &server.iopub); // puzzlebook: loads the crate while the kernel answers.
         {
             let context = context.clone();
             let server = server.clone();
@@ -193,10 +191,7 @@ impl Server {
         receiver: &mut tokio::sync::mpsc::UnboundedReceiver<JupyterMessage>,
         execution_reply_sender: &tokio::sync::mpsc::UnboundedSender<JupyterMessage>,
     ) -> Result<()> {
-        // puzzlebook: the first cell is number 1, as in every Jupyter kernel
-        // and in the runner's notebooks (evcxr_jupyter started at 1 and added
-        // one before the first cell, so its first result said 2).
-        let mut execution_count = 0;
+        let mut execution_count = 0; // puzzlebook: the first cell is number 1 (upstream's first said 2).
         loop {
             let message = match receiver.recv().await {
                 Some(x) => x,
@@ -220,23 +215,13 @@ impl Server {
                 })
                 .send(&mut *self.iopub.lock().await)
                 .await?;
-
-            if !self
-                .ext
-                .ready(&message, execution_count, execution_reply_sender)
-                .await?
-            {
-                continue;
-            } // puzzlebook: waits for the crate's load.
+            if !self.ext.ready(&message, execution_count, execution_reply_sender).await? { continue; } // puzzlebook: waits for the crate's load.
 
             let context = Arc::clone(context);
             let server = self.clone();
-            let engine = Arc::clone(&context);
             let request = message.clone(); // puzzlebook: for a reply if the engine panics.
-            let joined = tokio::task::spawn_blocking(move || {
-                let mut guard = crate::kernel::locks::lock(&context); // puzzlebook: survives a poisoned lock.
-                server.ext.before_cell(message.code()); // puzzlebook: pins versions before a `:dep`.
-                let eval_result = guard.execute_with_callbacks(
+            let joined = tokio::task::spawn_blocking(move || { // puzzlebook: a panic is handled below.
+                let eval_result = server.ext.engine(&context, message.code()).execute_with_callbacks( // puzzlebook: survives a poisoned lock, pins versions before a `:dep`.
                     message.code(),
                     &mut evcxr::EvalCallbacks {
                         input_reader: &|input_request| {
@@ -255,27 +240,8 @@ impl Server {
                 );
                 (eval_result, message)
             })
-            .await;
-            let joined = self.ext.output_sent(joined).await; // puzzlebook: a cell's output goes out before its reply.
-            let Some((eval_result, message)) = self
-                .ext
-                .survive_panic(joined, &request, execution_count, execution_reply_sender)
-                .await?
-            else {
-                continue;
-            }; // puzzlebook: a panic fails the cell, not the session.
-            let Some(eval_result) = self
-                .ext
-                .marked_failure(
-                    eval_result,
-                    &message,
-                    execution_count,
-                    execution_reply_sender,
-                )
-                .await?
-            else {
-                continue;
-            }; // puzzlebook: `?` errors and panics fail the cell.
+            .await; // puzzlebook
+            let Some((eval_result, message)) = self.ext.after_cell(joined, &request, execution_count, execution_reply_sender).await? else { continue; }; // puzzlebook: output first; a panic, a `?` error or an engine panic fails the cell.
             match eval_result {
                 Ok(output) => {
                     if !output.is_empty() {
@@ -324,9 +290,7 @@ impl Server {
                             .send(&mut *self.iopub.lock().await)
                             .await?;
                     }
-                    self.ext
-                        .succeeded(&engine, &message, execution_count)
-                        .await?; // puzzlebook: Z3 hints, replay.
+                    self.ext.succeeded(&message, execution_count).await?; // puzzlebook: Z3 hints, replay.
                     execution_reply_sender.send(message.new_reply().with_content(object! {
                         "status" => "ok",
                         "execution_count" => execution_count,
@@ -336,7 +300,7 @@ impl Server {
                     self.ext.failed(&errors, &message).await?; // puzzlebook: the Z3 hint on a crash.
                     self.emit_errors(&errors, &message, message.code(), execution_count)
                         .await?;
-                    self.ext.recover(&errors, &engine, &message).await?; // puzzlebook: replays after a crash.
+                    self.ext.recover(&errors, &message).await?; // puzzlebook: replays after a crash.
                     execution_reply_sender.send(message.new_reply().with_content(object! {
                         "status" => "error",
                         "execution_count" => execution_count
@@ -517,14 +481,7 @@ impl Server {
                         .await?;
                     return Ok(());
                 }
-                "interrupt_request" if self.ext.interrupt_load() => {
-                    // puzzlebook: ends a wait for the load.
-                    message
-                        .new_reply()
-                        .with_content(object! {"status": "ok"})
-                        .send(&mut connection)
-                        .await?;
-                }
+                "interrupt_request" if self.ext.interrupt_load() => message.new_reply().with_content(object! {"status": "ok"}).send(&mut connection).await?, // puzzlebook: ends a wait for the load.
                 "interrupt_request" => {
                     let process_handle = process_handle.clone();
                     tokio::task::spawn_blocking(move || {
@@ -592,25 +549,21 @@ impl Server {
     }
 
     async fn pass_output_line(&self, output_name: &'static str, line: String) {
-        if self.ext.held(output_name, &line) {
-            return;
-        } // puzzlebook: end marks; a replay's output was shown when its cells first ran.
+        if self.ext.held(output_name, &line) { return; } // puzzlebook: end marks; a replay's output.
         let mut message = None;
         if let Some(exec_request) = &*self.latest_execution_request.lock().await {
             message = Some(exec_request.new_message("stream"));
         }
-        if let Some(message) = message {
-            if let Err(error) = message
+        if let Some(message) = message { if let Err(error) = message // puzzlebook: edition 2021 has no let chains.
                 .with_content(object! {
                     "name" => output_name,
                     "text" => format!("{}\n", line),
                 })
                 .send(&mut *self.iopub.lock().await)
                 .await
-            {
-                eprintln!("output {output_name} error: {error}");
-            }
-        }
+        {
+            eprintln!("output {output_name} error: {error}");
+        } } // puzzlebook
     }
 
     async fn emit_errors(
@@ -744,21 +697,14 @@ async fn comm_open(
 
 async fn cargo_check(code: String, context: Arc<std::sync::Mutex<CommandContext>>) -> Value {
     let problems = tokio::task::spawn_blocking(move || {
-        // puzzlebook: no check while the crate loads (see completions).
-        match crate::kernel::locks::try_lock(&context) {
-            Some(mut engine) => engine.check(&code).unwrap_or_default(),
-            None => Vec::new(),
-        }
+        crate::kernel::busy::check(&context, &code) // puzzlebook: no check while the crate loads.
     })
     .await
     .unwrap_or_default();
     let problems_json: Vec<Value> = problems
         .iter()
         .filter_map(|problem| {
-            if let Some((primary_spanned_message, span)) = problem
-                .primary_spanned_message()
-                .and_then(|m| m.span.map(|span| (m, span)))
-            {
+            if let Some((primary_spanned_message, span)) = problem.primary_spanned_message().and_then(|m| m.span.map(|span| (m, span))) { // puzzlebook: edition 2021 has no let chains.
                 use std::fmt::Write;
                 let mut message = primary_spanned_message.label.clone();
                 if !message.is_empty() {
@@ -831,19 +777,8 @@ async fn handle_completion_request(
     let context = Arc::clone(context);
     tokio::task::spawn_blocking(move || {
         let code = message.code();
-        // puzzlebook: while the crate loads, the engine is busy; answer with
-        // no completions rather than hold up the shell channel.
-        let Some(mut engine) = crate::kernel::locks::try_lock(&context) else {
-            let cursor = message.cursor_pos();
-            return Ok(object! {
-                "status" => "ok",
-                "matches" => array![],
-                "cursor_start" => cursor,
-                "cursor_end" => cursor,
-                "metadata" => object!{},
-            });
-        };
-        let completions = engine.completions(
+        let Some(mut engine) = crate::kernel::locks::try_lock(&context) else { return Ok(crate::kernel::busy::no_completions(message.cursor_pos())); }; // puzzlebook: none while the crate loads.
+        let completions = engine.completions( // puzzlebook
             code,
             grapheme_offset_to_byte_offset(code, message.cursor_pos()),
         )?;
@@ -883,16 +818,8 @@ async fn handle_inspect_request(
         let position = grapheme_offset_to_byte_offset(code, message.cursor_pos());
         // hover_at returns Ok("No documentation found", ...) for unresolvable
         // symbols rather than Err; treat that as found:false per Jupyter spec.
-        // puzzlebook: nothing to show while the crate loads (see completions).
-        let Some(mut engine) = crate::kernel::locks::try_lock(&context) else {
-            return Ok(object! {
-                "status"   => "ok",
-                "found"    => false,
-                "data"     => object!{},
-                "metadata" => object!{},
-            });
-        };
-        match engine.hover_at(code, position) {
+        let Some(mut engine) = crate::kernel::locks::try_lock(&context) else { return Ok(crate::kernel::busy::no_hover()); }; // puzzlebook: nothing while the crate loads.
+        match engine.hover_at(code, position) { // puzzlebook
             Ok((plain, _)) if plain == "No documentation found" => Ok(object! {
                 "status"   => "ok",
                 "found"    => false,

@@ -5,9 +5,9 @@
 // or https://opensource.org/licenses/MIT>, at your option. This file may not be
 // copied, modified, or distributed except according to those terms.
 
-use super::connection::Connection;
-use super::connection::HmacSha256;
-use super::connection::RecvError;
+use crate::connection::Connection;
+use crate::connection::HmacSha256;
+use crate::connection::RecvError;
 use anyhow::Result;
 use bytes::Bytes;
 use chrono::Utc;

@@ -29,9 +29,16 @@
 //!   memory limit), run the session's earlier cells again in the new one,
 //!   their output muted, and say so in the cell ([`crate::kernel::replay`]).
 
+// Kept in upstream's formatting, so that each hook stays one line and a diff
+// against evcxr_jupyter shows only the hooks; the crate root re-exports
+// these modules, so their `crate::connection` paths are upstream's too.
+#[rustfmt::skip]
 pub(crate) mod connection;
-mod control_file;
+#[rustfmt::skip]
+pub(crate) mod control_file;
+#[rustfmt::skip]
 mod core;
+#[rustfmt::skip]
 pub(crate) mod jupyter_message;
 
 /// Serves the kernel on the connection file `control_file` until Jupyter
@@ -49,4 +56,74 @@ pub fn run(
         before_dep: std::sync::Arc::new(before_dep),
     };
     core::Server::run(&config, hooks)
+}
+
+/// The fork stays upstream plus one-line hooks: each forked file against
+/// evcxr_jupyter 0.22.0's own (`upstream/`), line by line, whitespace aside.
+#[cfg(test)]
+mod fork {
+    use similar::{ChangeTag, TextDiff};
+
+    /// The lines of `ours` that differ from `base`: (removed, added).
+    fn changes(base: &str, ours: &str) -> (Vec<String>, Vec<String>) {
+        let norm = |s: &str| {
+            s.lines()
+                .map(|l| l.trim().to_string() + "\n")
+                .collect::<String>()
+        };
+        let (base, ours) = (norm(base), norm(ours));
+        let diff = TextDiff::from_lines(&base, &ours);
+        let (mut removed, mut added) = (Vec::new(), Vec::new());
+        for change in diff.iter_all_changes() {
+            let line = change.value().trim_end().to_string();
+            match change.tag() {
+                ChangeTag::Delete => removed.push(line),
+                ChangeTag::Insert => added.push(line),
+                ChangeTag::Equal => {}
+            }
+        }
+        (removed, added)
+    }
+
+    #[test]
+    fn core_is_upstream_plus_marked_one_line_hooks() {
+        let (removed, added) = changes(
+            include_str!("upstream/core.rs.orig"),
+            include_str!("core.rs"),
+        );
+        let unmarked: Vec<_> = added.iter().filter(|l| !l.contains("puzzlebook")).collect();
+        assert!(
+            unmarked.is_empty(),
+            "lines added to core.rs without a `puzzlebook:` mark: {unmarked:#?}"
+        );
+        let total = removed.len() + added.len();
+        assert!(total <= 50, "core.rs differs from upstream by {total} lines (at most 50): removed {removed:#?}, added {added:#?}");
+    }
+
+    #[test]
+    fn connection_and_control_file_are_upstream_s() {
+        for (name, base, ours) in [
+            (
+                "connection.rs",
+                include_str!("upstream/connection.rs.orig"),
+                include_str!("connection.rs"),
+            ),
+            (
+                "control_file.rs",
+                include_str!("upstream/control_file.rs.orig"),
+                include_str!("control_file.rs"),
+            ),
+        ] {
+            assert_eq!(changes(base, ours), (vec![], vec![]), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_diff_sees_a_change() {
+        let (removed, added) = changes("a\n  b\nc\n", "a\nb\nx // puzzlebook\nc\n");
+        assert_eq!(
+            (removed, added),
+            (vec![], vec!["x // puzzlebook".to_string()])
+        );
+    }
 }
