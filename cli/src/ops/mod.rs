@@ -7,7 +7,8 @@
 //! they are shown), [`progress`] (bars and timing lines), [`run`] (one
 //! notebook on this thread: `run`), [`report`] (`report` and `check`: plan,
 //! check, update, index, summary), [`jobs`] (`-j`, one engine per job) and
-//! [`grade`] (`grade`: submissions run past their failures, then scored).
+//! [`grade`] (`grade`: submissions run past their failures, then scored), with
+//! [`release`] (`exercises release`) and [`solve`] (`solve`'s answers).
 
 use std::path::PathBuf;
 
@@ -22,6 +23,7 @@ mod grade;
 mod jobs;
 mod paths;
 mod progress;
+pub mod release;
 mod report;
 mod run;
 pub mod solve;

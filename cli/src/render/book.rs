@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::notebook::chapter::{Book, Chapter};
+use crate::notebook::chapter::{Book, Chapter, Edition, INDEX};
 use crate::notebook::ipynb::{Notebook, Output};
 use crate::render::html;
 use crate::render::org;
@@ -19,6 +19,29 @@ pub fn files(nb: &Notebook, chapter: &Chapter, book: &Book) -> BTreeMap<String, 
     for (name, svg) in figures(nb) {
         out.insert(chapter.figure(&name), svg);
     }
+    out
+}
+
+/// The student edition of the book: a page per released notebook (each
+/// `(notebook, file name)`) and the table of contents, relative to the
+/// release folder. The pages carry their figures inline, so no SVG files.
+pub fn student_edition(released: &[(&Notebook, &str)]) -> BTreeMap<String, String> {
+    let edition: Vec<(&Notebook, Chapter)> = released
+        .iter()
+        .map(|(nb, name)| (*nb, Chapter::of(nb, name)))
+        .collect();
+    let mut chapters: Vec<Chapter> = edition.iter().map(|(_, c)| c.clone()).collect();
+    chapters.sort_by(|x, y| x.stem.cmp(&y.stem));
+    let book = Book {
+        chapters,
+        root_from_reports: String::new(),
+        edition: Edition::Student,
+    };
+    let mut out: BTreeMap<String, String> = edition
+        .iter()
+        .map(|(nb, chapter)| (chapter.page(), html::page(nb, chapter, &book)))
+        .collect();
+    out.insert(INDEX.to_string(), html::index(&book));
     out
 }
 
