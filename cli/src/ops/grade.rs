@@ -150,7 +150,10 @@ fn prepare(
     path: &Path,
     source_path: &Path,
 ) -> Result<(String, Assembled), (Option<String>, String)> {
-    let student = submission::student_of(path, source_path).map_err(|e| (None, e.to_string()))?;
+    // The folder of `./03-twenty-four.ipynb` has a name only once resolved.
+    let resolved = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let student =
+        submission::student_of(&resolved, source_path).map_err(|e| (None, e.to_string()))?;
     let nb = io::load_notebook(path).map_err(|e| (Some(student.clone()), e.to_string()))?;
     let mut assembled = source
         .assemble(&nb)
