@@ -13,6 +13,8 @@ pub mod bench;
 pub mod course;
 pub mod engine;
 pub mod kernel;
+#[cfg(test)]
+mod layers;
 pub mod limits;
 pub mod notebook;
 pub mod ops;
