@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
+
+use puzzlebook_cli::runner::hash::library_files;
 
 /// The checkout: the library's folder, which holds `notebooks/` and `reports/`.
 pub fn root_dir() -> PathBuf {
@@ -115,7 +117,7 @@ pub fn as_from_a_shell(c: &mut Command) -> &mut Command {
 }
 
 /// A notebook's code cell as the tests expect it, worked out here from the
-/// `.ipynb` JSON and the README's rules, not by the command's code, so that a
+/// `.ipynb` JSON and docs/reports.md's rules, not by the command's code, so that a
 /// naming bug in the command does not agree with itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExpectedCell {
@@ -162,3 +164,99 @@ pub fn expected_cells(path: &Path) -> Vec<ExpectedCell> {
         })
         .collect()
 }
+
+/// Taken by every test that starts evcxr in the runner's build folder, which
+/// one engine uses at a time ([`lock`]).
+static EVCXR: Mutex<()> = Mutex::new(());
+
+pub(crate) fn run(c: &mut Command) -> Output {
+    c.output().expect("the binary runs")
+}
+
+/// A throwaway project: a copy of the library's fingerprinted files and
+/// Cargo.lock, fixture notebooks whose `:dep` points at the real library, and
+/// a reports folder.
+pub(crate) struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    pub(crate) fn new(notebooks: &[&str]) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let files = library_files(&root_dir()).unwrap();
+        for f in files
+            .iter()
+            .map(PathBuf::as_path)
+            .chain([Path::new("Cargo.lock")])
+        {
+            std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
+            std::fs::copy(root_dir().join(f), root.join(f)).unwrap();
+        }
+        std::fs::create_dir_all(root.join("notebooks")).unwrap();
+        for name in notebooks {
+            let text =
+                std::fs::read_to_string(cli_dir().join("tests/fixtures/notebooks").join(name))
+                    .unwrap()
+                    .replace("@CRATE@", root_dir().to_str().unwrap());
+            std::fs::write(root.join("notebooks").join(name), text).unwrap();
+        }
+        Fixture { dir }
+    }
+
+    pub(crate) fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub(crate) fn notebook(&self, name: &str) -> PathBuf {
+        self.root().join("notebooks").join(name)
+    }
+
+    pub(crate) fn report(&self, name: &str) -> PathBuf {
+        self.root()
+            .join("reports")
+            .join(Path::new(name).with_extension("org"))
+    }
+
+    pub(crate) fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = puzzlebook(args);
+        c.arg("--root").arg(self.root());
+        c
+    }
+
+    pub(crate) fn read(&self, p: &Path) -> String {
+        std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    }
+
+    /// Temporary files a write left behind, in `notebooks/` and anywhere
+    /// under `reports/` (figures are staged in `reports/figures/<stem>/`).
+    pub(crate) fn leftovers(&self) -> Vec<String> {
+        fn walk(dir: &Path, out: &mut Vec<String>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for e in entries {
+                let e = e.unwrap();
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.starts_with(".puzzlebook-") {
+                    out.push(e.path().display().to_string());
+                }
+                if e.file_type().unwrap().is_dir() {
+                    walk(&e.path(), out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.root().join("notebooks"), &mut out);
+        walk(&self.root().join("reports"), &mut out);
+        out
+    }
+}
+
+/// The runner's turn: see [`EVCXR`].
+pub(crate) fn lock() -> std::sync::MutexGuard<'static, ()> {
+    EVCXR.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Kernels from these tests share the kernel build folders; take turns.
+pub(crate) static KERNEL: Mutex<()> = Mutex::new(());

@@ -4,7 +4,7 @@
 //! witness; a released notebook fails only at its exercise, naming it.
 
 use crate::common::text;
-use crate::notebooks::{lock, run, Fixture};
+use crate::common::{lock, run, Fixture};
 
 const NOTEBOOK: &str = "exercise.ipynb";
 

@@ -10,9 +10,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::common::{lock, run, Fixture};
 use crate::common::{root_dir, text};
 use crate::exercises::{release_fixture, released_with_answer, solution_of, wrong_answers};
-use crate::notebooks::{lock, run, Fixture};
 
 const NOTEBOOK: &str = "exercise.ipynb";
 

@@ -16,7 +16,7 @@
 //! progress, and an interrupt ends the wait. A Z3 value left in a variable is
 //! named at once, and again when a later cell crashes on it.
 
-use crate::common::{as_from_a_shell, cli_dir, ok, puzzlebook, python, root_dir, text};
+use crate::common::{as_from_a_shell, cli_dir, ok, puzzlebook, python, root_dir, text, KERNEL};
 use puzzlebook_cli::engine::BuildDirLock;
 use puzzlebook_cli::kernel::LOADING_NOTE;
 use puzzlebook_cli::notebook::io::load_notebook;
@@ -24,12 +24,8 @@ use puzzlebook_cli::notebook::io::load_notebook;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 
 use serde_json::Value;
-
-/// Kernels from these tests share the kernel build folders; take turns.
-static KERNEL: Mutex<()> = Mutex::new(());
 
 /// A throwaway Jupyter world: our kernel installed under `prefix`, Jupyter's
 /// search path pointing there, and a user's plain evcxr `rust` kernel both in

@@ -6,101 +6,11 @@
 //! Every test here starts evcxr, which shares one build folder, so the tests take
 //! turns through a lock.
 
-use crate::common::{cli_dir, puzzlebook, root_dir, text};
-use puzzlebook_cli::runner::hash::library_files;
+use crate::common::{cli_dir, lock, puzzlebook, root_dir, run, text, Fixture};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::sync::Mutex;
 use std::time::Duration;
-
-static EVCXR: Mutex<()> = Mutex::new(());
-
-pub(crate) fn run(c: &mut Command) -> Output {
-    c.output().expect("the binary runs")
-}
-
-/// A throwaway project: a copy of the library's fingerprinted files and
-/// Cargo.lock, fixture notebooks whose `:dep` points at the real library, and
-/// a reports folder.
-pub(crate) struct Fixture {
-    dir: tempfile::TempDir,
-}
-
-impl Fixture {
-    pub(crate) fn new(notebooks: &[&str]) -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        let files = library_files(&root_dir()).unwrap();
-        for f in files
-            .iter()
-            .map(PathBuf::as_path)
-            .chain([Path::new("Cargo.lock")])
-        {
-            std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
-            std::fs::copy(root_dir().join(f), root.join(f)).unwrap();
-        }
-        std::fs::create_dir_all(root.join("notebooks")).unwrap();
-        for name in notebooks {
-            let text =
-                std::fs::read_to_string(cli_dir().join("tests/fixtures/notebooks").join(name))
-                    .unwrap()
-                    .replace("@CRATE@", root_dir().to_str().unwrap());
-            std::fs::write(root.join("notebooks").join(name), text).unwrap();
-        }
-        Fixture { dir }
-    }
-
-    pub(crate) fn root(&self) -> &Path {
-        self.dir.path()
-    }
-
-    pub(crate) fn notebook(&self, name: &str) -> PathBuf {
-        self.root().join("notebooks").join(name)
-    }
-
-    fn report(&self, name: &str) -> PathBuf {
-        self.root()
-            .join("reports")
-            .join(Path::new(name).with_extension("org"))
-    }
-
-    pub(crate) fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = puzzlebook(args);
-        c.arg("--root").arg(self.root());
-        c
-    }
-
-    fn read(&self, p: &Path) -> String {
-        std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-    }
-
-    /// Files in the project's notebooks and reports folders that look like
-    /// leftovers of an interrupted write.
-    /// Temporary files a write left behind, in `notebooks/` and anywhere
-    /// under `reports/` (figures are staged in `reports/figures/<stem>/`).
-    fn leftovers(&self) -> Vec<String> {
-        fn walk(dir: &Path, out: &mut Vec<String>) {
-            let Ok(entries) = std::fs::read_dir(dir) else {
-                return;
-            };
-            for e in entries {
-                let e = e.unwrap();
-                let name = e.file_name().to_string_lossy().into_owned();
-                if name.starts_with(".puzzlebook-") {
-                    out.push(e.path().display().to_string());
-                }
-                if e.file_type().unwrap().is_dir() {
-                    walk(&e.path(), out);
-                }
-            }
-        }
-        let mut out = Vec::new();
-        walk(&self.root().join("notebooks"), &mut out);
-        walk(&self.root().join("reports"), &mut out);
-        out
-    }
-}
 
 /// Waits for a file a cell writes (a cold evcxr build can take minutes).
 fn wait_for(marker: &Path) {
@@ -111,10 +21,6 @@ fn wait_for(marker: &Path) {
         std::thread::sleep(Duration::from_millis(500));
     }
     panic!("{} never appeared", marker.display());
-}
-
-pub(crate) fn lock() -> std::sync::MutexGuard<'static, ()> {
-    EVCXR.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[test]
@@ -145,7 +51,7 @@ fn the_committed_notebooks_and_reports_come_out_again_byte_for_byte() {
             "{out}"
         );
     }
-    // The runner builds cells at opt-level 0, as the README says (and as the
+    // The runner builds cells at opt-level 0, as docs/first-run.md says (and as the
     // kernel's init.evcxr asks): evcxr wrote it into the build folder's manifest.
     let manifest = puzzlebook_cli::engine::evcxr_dir().join("Cargo.toml");
     let manifest = std::fs::read_to_string(&manifest).unwrap();
