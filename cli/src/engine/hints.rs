@@ -245,7 +245,7 @@ fn too_old(symbol: &str, z3: &str) -> String {
         "`{symbol}` is not in Z3 {z3}, the Z3 this build links: the z3 crate calls Z3 \
          functions up to Z3 {min}, the oldest it supports, and some are missing from \
          older ones. Use another z3 function for the same thing, or build against a newer \
-         Z3 (README, \"Z3 versions\": scripts/with-z3-wheel)."
+         Z3 (docs/z3-versions.md: scripts/with-z3-wheel)."
     )
 }
 
@@ -260,8 +260,8 @@ fn unloadable_on_old_z3(message: &str, z3: &str) -> Option<String> {
             "The cell could not be loaded. On Z3 {z3}, older than {min}, the oldest the \
              z3 crate supports, the likely reason is a z3 function that Z3 {z3} lacks \
              (such as `Real::from_rational`, which needs `Z3_mk_real_int64`). Use another \
-             z3 function for the same thing, or build against a newer Z3 (README, \
-             \"Z3 versions\": scripts/with-z3-wheel)."
+             z3 function for the same thing, or build against a newer Z3 \
+             (docs/z3-versions.md: scripts/with-z3-wheel)."
         )
     })
 }

@@ -188,7 +188,7 @@ impl Session<'_> {
         let mut executed = self.executed(l, ran)?;
         if let Some(recorded) = l.nb.z3().filter(|z3| *z3 != self.z3) {
             // Results Z3 chooses may differ on another Z3 and still be right;
-            // the tests check them by meaning on both (README, "Z3 versions").
+            // the tests check them by meaning on both (docs/z3-versions.md).
             let (nb, tagged, differed) = stages::across_engines(&l.nb, executed.nb);
             executed.nb = nb;
             crate::outln!(

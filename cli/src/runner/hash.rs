@@ -23,7 +23,7 @@
 //!
 //! The Z3 version is not covered: a notebook is not stale because the local
 //! libz3 differs from the one its outputs came from, which the notebook
-//! records instead (`metadata.puzzlebook.z3`; README, "Z3 versions").
+//! records instead (`metadata.puzzlebook.z3`; docs/hash.md).
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
