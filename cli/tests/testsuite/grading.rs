@@ -1,8 +1,8 @@
-//! `puzzlebook grade` end to end: a class of thirty generated submissions
-//! (right, wrong, unsolved, panicking, a locked cell edited, not a notebook,
-//! another chapter's) graded and the CSV checked row by row; a `loop {}`
-//! stopped and graded 0; and every chapter's reference solution and typical
-//! wrong answers graded through it.
+//! `puzzlebook grade` end to end: a class of generated submissions, one of
+//! each kind (right, wrong, unsolved, panicking, a locked cell edited, not a
+//! notebook, another chapter's), graded and the CSV checked row by row; a
+//! `loop {}` stopped and graded 0; and in every chapter each typical wrong
+//! answer graded 0 with its witness, and each solution full.
 //!
 //! The expected points come from each submission's own construction, never
 //! from the grader.
@@ -12,7 +12,9 @@ use std::path::Path;
 
 use crate::common::{lock, run, Fixture};
 use crate::common::{root_dir, text};
-use crate::exercises::{release_fixture, released_with_answer, solution_of, wrong_answers};
+use crate::exercises::{
+    release_fixture, released_with_answer, solution_of, wrong_answers, WrongAnswer,
+};
 
 const NOTEBOOK: &str = "exercise.ipynb";
 
@@ -121,7 +123,7 @@ fn unescaped(html: &str) -> String {
 }
 
 #[test]
-fn a_class_of_thirty_is_graded_and_its_csv_checked_row_by_row() {
+fn a_class_with_every_kind_of_submission_is_graded_and_its_csv_checked_row_by_row() {
     let _g = lock();
     let f = Fixture::new(&[NOTEBOOK]);
     let released = release_fixture(&f);
@@ -129,8 +131,8 @@ fn a_class_of_thirty_is_graded_and_its_csv_checked_row_by_row() {
     let class = f.root().join("class");
     std::fs::create_dir_all(&class).unwrap();
     let mut expected = Vec::new();
-    for k in 1..=28 {
-        let kind = KINDS[(k - 1) % KINDS.len()];
+    // One student of each kind: more of a kind would repeat the same run.
+    for (k, kind) in (1..).zip(KINDS) {
         let student = format!("s{k:02}");
         std::fs::write(
             class.join(format!("{student}.ipynb")),
@@ -280,7 +282,7 @@ fn a_submission_that_loops_is_stopped_at_the_cell_timeout_and_graded_zero() {
 }
 
 #[test]
-fn every_chapter_grades_its_reference_full_and_each_typical_wrong_answer_with_its_witness() {
+fn every_chapter_grades_each_typical_wrong_answer_zero_with_its_witness_and_each_right_one_full() {
     let _g = lock();
     let answers = wrong_answers();
     let notebooks = root_dir().join("notebooks");
@@ -319,32 +321,37 @@ fn every_chapter_grades_its_reference_full_and_each_typical_wrong_answer_with_it
                     .to_string()
             })
             .collect();
-        let handed_in = |wrong: Option<(&str, &str)>| {
+        // Scoring is per exercise and grade runs past a failing cell, so two
+        // submissions prove what one per wrong answer did: "odd" answers the
+        // 1st and 3rd exercises wrong, "even" the 2nd, and each the others
+        // with the teacher's solution. Every exercise is graded right once
+        // and wrong once, beside others graded the other way.
+        let chapter: Vec<_> = answers.iter().filter(|a| a.stem == stem).collect();
+        let handed_in = |wrong: &[&WrongAnswer]| {
             solutions.iter().fold(released.clone(), |nb, id| {
-                let answer = match wrong {
-                    Some((w, body)) if w == id => body.to_string(),
-                    _ => solution_of(&teacher, id),
+                let answer = match wrong.iter().find(|a| &a.exercise == id) {
+                    Some(a) => a.body.clone(),
+                    None => solution_of(&teacher, id),
                 };
                 released_with_answer(&nb, id, &answer)
             })
         };
-        std::fs::write(dir.path().join("reference.ipynb"), handed_in(None)).unwrap();
-        let mut wrong = Vec::new();
-        for a in answers.iter().filter(|a| a.stem == stem) {
-            let student = format!("wrong-{}", a.exercise);
-            std::fs::write(
-                dir.path().join(format!("{student}.ipynb")),
-                handed_in(Some((&a.exercise, &a.body))),
-            )
-            .unwrap();
-            wrong.push((student, a));
+        let mut students: Vec<(String, Vec<&WrongAnswer>)> = Vec::new();
+        for (name, parity) in [("odd", 0), ("even", 1)] {
+            let wrong: Vec<&WrongAnswer> = chapter
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| i % 2 == parity)
+                .map(|(_, a)| *a)
+                .collect();
+            std::fs::write(dir.path().join(format!("{name}.ipynb")), handed_in(&wrong)).unwrap();
+            students.push((name.to_string(), wrong));
         }
         let mut c = crate::common::puzzlebook(&["grade", "--source"]);
         c.arg(&file)
             .arg("--root")
             .arg(root_dir())
-            .args(["--out", "graded", "-j", "2", "reference.ipynb"])
-            .args(wrong.iter().map(|(s, _)| format!("{s}.ipynb")))
+            .args(["--out", "graded", "-j", "2", "odd.ipynb", "even.ipynb"])
             .current_dir(dir.path());
         let o = run(&mut c);
         assert_eq!(o.status.code(), Some(0), "{stem}: {}", text(&o.stderr));
@@ -372,13 +379,12 @@ fn every_chapter_grades_its_reference_full_and_each_typical_wrong_answer_with_it
                 .unwrap_or_else(|| panic!("no {start} in\n{csv}"))
                 .to_string()
         };
-        for (exercise, max) in &points {
-            assert_eq!(
-                row("reference", exercise),
-                format!("reference,{stem},{exercise},{max},{max},right")
-            );
-        }
-        for (student, a) in &wrong {
+        assert_eq!(
+            points.keys().collect::<Vec<_>>(),
+            chapter.iter().map(|a| &a.exercise).collect::<Vec<_>>(),
+            "{stem}: a typical wrong answer for each exercise"
+        );
+        for (student, wrong) in &students {
             let html = unescaped(
                 &std::fs::read_to_string(
                     dir.path().join(format!("graded/feedback/{student}.html")),
@@ -386,7 +392,7 @@ fn every_chapter_grades_its_reference_full_and_each_typical_wrong_answer_with_it
                 .unwrap(),
             );
             for (exercise, max) in &points {
-                let want = if *exercise == a.exercise {
+                let want = if wrong.iter().any(|a| &a.exercise == exercise) {
                     format!("{student},{stem},{exercise},0,{max},wrong")
                 } else {
                     format!("{student},{stem},{exercise},{max},{max},right")
@@ -394,13 +400,22 @@ fn every_chapter_grades_its_reference_full_and_each_typical_wrong_answer_with_it
                 // The feedback page says why, when a row is not as wanted.
                 assert_eq!(row(student, exercise), want, "{html}");
             }
-            assert!(html.contains("Not yet:"), "{html}");
-            for e in &a.expect {
-                assert!(
-                    html.contains(e.as_str()),
-                    "{stem} {}: {e:?} in\n{html}",
-                    a.exercise
-                );
+            // Each witness is in its own exercise's section of the page.
+            for a in wrong {
+                let start = format!("<section class=\"cell\" id=\"{}\">", a.exercise);
+                let section = html
+                    .split_once(&start)
+                    .and_then(|(_, rest)| rest.split_once("</section>"))
+                    .map(|(section, _)| section)
+                    .unwrap_or_else(|| panic!("{stem} {}: no section in\n{html}", a.exercise));
+                assert!(section.contains("Not yet:"), "{section}");
+                for e in &a.expect {
+                    assert!(
+                        section.contains(e.as_str()),
+                        "{stem} {}: {e:?} in\n{section}",
+                        a.exercise
+                    );
+                }
             }
         }
     }

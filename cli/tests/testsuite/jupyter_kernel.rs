@@ -21,7 +21,7 @@ use puzzlebook_cli::engine::BuildDirLock;
 use puzzlebook_cli::kernel::LOADING_NOTE;
 use puzzlebook_cli::notebook::io::load_notebook;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -502,9 +502,19 @@ fn z3_values_cross_cells_in_jupyter_and_come_back_after_a_crash() {
 fn the_kernel_answers_at_once_in_a_cold_build_folder_and_a_waiting_cell_can_be_interrupted() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
-    // A cache folder of its own: the kernel's build folder starts empty, so
-    // loading the crate builds z3, polars and puzzlebook (minutes).
+    // A cache folder of its own, where loading the crate has a build to wait
+    // for. Where a kernel here has built its slot before, the new slot starts
+    // as a copy of it without the crate's own build, so the wait is for the
+    // crate (under a minute) rather than z3 and polars as well (minutes),
+    // which the install test builds from nothing; on a fresh machine the
+    // slot starts empty.
     let cache = jupyter.dir.path().join("cold-cache");
+    if let Some(warm) = warm_slot() {
+        let slot = cache.join("puzzlebook/kernel/slot-0");
+        assert!(puzzlebook_cli::engine::copy_build(&warm, &slot));
+        remove_crate_build(&slot.join("target"));
+        assert!(!puzzlebook_cli::engine::has_built_crate(&slot));
+    }
     let (seen, _) = jupyter.start_kernel(&cache, "a cold build folder");
     // It started within jupyter_client's 60 s (else the script failed), while
     // the build had not even begun; the first cell says what it waits for ...
@@ -710,10 +720,7 @@ fn notebook_04_runs_in_a_second_kernel_while_another_notebook_is_open() {
     // new, as on a machine that never opened two notebooks at once.
     let cache = jupyter.dir.path().join("cache");
     let slots = cache.join("puzzlebook/kernel");
-    let warm = (0..puzzlebook_cli::kernel::serve::MAX_SLOTS)
-        .map(|n| puzzlebook_cli::kernel::serve::slots_dir().join(format!("slot-{n}")))
-        .find(|d| puzzlebook_cli::engine::has_built_crate(d));
-    if let Some(warm) = warm {
+    if let Some(warm) = warm_slot() {
         assert!(puzzlebook_cli::engine::copy_build(
             &warm,
             &slots.join("slot-0")
@@ -722,23 +729,103 @@ fn notebook_04_runs_in_a_second_kernel_while_another_notebook_is_open() {
     // The first notebook's kernel holds slot-0 ...
     let (mut first, _) = jupyter.hold_kernel(Some(&cache));
     // ... and notebook 04, opened meanwhile, runs in slot-1, which its kernel
-    // fills from slot-0 while it already answers Jupyter.
+    // fills from slot-0 while it already answers Jupyter. Its start is
+    // enough: the `:dep` line with the shared polars, then the cells through
+    // step 1, where a copied slot's polars library once failed to load; the
+    // rest runs in slot-0 under the nbconvert test.
     // (If it fails, the first kernel's script reads the end of its input as
     // this test unwinds, and shuts its kernel down.)
-    let nb = root_dir().join("notebooks/04-impossible-puzzle.ipynb");
+    let committed = first_code_cells(
+        &read_json(&root_dir().join("notebooks/04-impossible-puzzle.ipynb")),
+        5,
+    );
+    assert!(
+        committed.to_string().contains("polars-dylib") && committed.to_string().contains("step-1"),
+        "{committed:#}"
+    );
+    let nb = jupyter.dir.path().join("04-impossible-puzzle.ipynb");
+    std::fs::write(
+        &nb,
+        committed.to_string().replace(
+            r#"path = \"..\""#,
+            &format!(
+                r#"path = \"{}\""#,
+                root_dir().canonicalize().unwrap().display()
+            ),
+        ),
+    )
+    .unwrap();
     let out = jupyter.nbconvert_in(Some(&cache), "second", std::slice::from_ref(&nb));
     drop(first.stdin.take());
     let _ = first.wait();
     assert!(puzzlebook_cli::engine::has_built_crate(
         &slots.join("slot-1")
     ));
-    let committed = read_json(&nb);
     let ran = coalesce_streams(&read_json(&out.join("04-impossible-puzzle.ipynb")));
     assert_eq!(
         outputs_text(&committed),
         outputs_text(&without_loading_notes(&ran)),
         "notebook 04 in a second kernel"
     );
+}
+
+/// A slot of the default kernel cache whose crate is built, if any.
+fn warm_slot() -> Option<PathBuf> {
+    (0..puzzlebook_cli::kernel::serve::MAX_SLOTS)
+        .map(|n| puzzlebook_cli::kernel::serve::slots_dir().join(format!("slot-{n}")))
+        .find(|d| puzzlebook_cli::engine::has_built_crate(d))
+}
+
+/// Removes, under a slot's `target`, what cargo built for the `puzzlebook`
+/// crate itself (`libpuzzlebook-<hash>.*`, `puzzlebook-<hash>` fingerprints
+/// and build-script folders), and nothing of its dependencies, whose names
+/// go on with an underscore or another word (`libpuzzlebook_z3_dylib-…`,
+/// `puzzlebook-z3-dylib-…`).
+fn remove_crate_build(target: &Path) {
+    let the_crate = |name: &str| {
+        let rest = name
+            .strip_prefix("libpuzzlebook-")
+            .or_else(|| name.strip_prefix("puzzlebook-"));
+        rest.and_then(|r| r.get(..16))
+            .is_some_and(|hash| hash.chars().all(|c| c.is_ascii_hexdigit()))
+            && rest.is_some_and(|r| r.len() == 16 || r[16..].starts_with('.'))
+    };
+    assert!(the_crate("libpuzzlebook-0123456789abcdef.rlib"));
+    assert!(the_crate("puzzlebook-0123456789abcdef"));
+    assert!(!the_crate("libpuzzlebook_z3_dylib-0123456789abcdef.so"));
+    assert!(!the_crate("puzzlebook-z3-dylib-0123456789abcdef"));
+    let Ok(entries) = std::fs::read_dir(target) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if the_crate(&name) {
+            if path.is_dir() {
+                std::fs::remove_dir_all(&path).unwrap();
+            } else {
+                std::fs::remove_file(&path).unwrap();
+            }
+        } else if path.is_dir() && !path.is_symlink() {
+            remove_crate_build(&path);
+        }
+    }
+}
+
+/// `nb` cut after its `n`th code cell.
+fn first_code_cells(nb: &Value, n: usize) -> Value {
+    let mut nb = nb.clone();
+    let cells = nb["cells"].as_array_mut().unwrap();
+    let mut seen = 0;
+    let end = cells
+        .iter()
+        .position(|c| {
+            seen += usize::from(c["cell_type"] == "code");
+            seen == n
+        })
+        .expect("enough code cells");
+    cells.truncate(end + 1);
+    nb
 }
 
 #[test]
@@ -992,55 +1079,43 @@ fn nbgrader_autogrades_through_the_kernel_full_marks_for_the_reference_and_none_
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
     let course = tempfile::tempdir().unwrap();
-    let wrong = crate::exercises::wrong_answers();
-    // Two students: "reference" hands in the teacher's notebooks, and
-    // "wrong" the same with every typical wrong answer of the fixtures in
-    // place of its exercise's solution. All live outside the checkout, so
-    // their `:dep` names it.
-    let (mut points, mut lost) = (0.0, 0.0);
-    let mut wrong_ids = BTreeSet::new();
+    // Two students hand in the fixture's exercise (2 points): "reference"
+    // the teacher's notebook, "wrong" the same with x at most y in place of
+    // x below y. Autograding is per cell, so one exercise proves what the
+    // chapters would; `grade` grades every chapter's wrong answers
+    // (grading.rs). All live outside the checkout, so their `:dep` names it,
+    // with the shared Z3 the kernel's crate is loaded with.
     for dir in [
-        "source/chapters",
-        "submitted/reference/chapters",
-        "submitted/wrong/chapters",
+        "source/exercise",
+        "submitted/reference/exercise",
+        "submitted/wrong/exercise",
     ] {
         std::fs::create_dir_all(course.path().join(dir)).unwrap();
     }
-    for e in std::fs::read_dir(root_dir().join("notebooks")).unwrap() {
-        let p = e.unwrap().path();
-        let name = p.file_name().unwrap();
-        let text = std::fs::read_to_string(&p).unwrap().replace(
-            r#"path = \"..\""#,
-            &format!(r#"path = \"{}\""#, root_dir().display()),
+    let source = std::fs::read_to_string(cli_dir().join("tests/fixtures/notebooks/exercise.ipynb"))
+        .unwrap()
+        .replace(
+            r#"path = \"@CRATE@\" }"#,
+            &format!(
+                r#"path = \"{}\", features = [\"z3-dylib\"] }}"#,
+                root_dir().display()
+            ),
         );
-        let stem = p.file_stem().unwrap().to_str().unwrap();
-        let mut handed_in = text.clone();
-        for a in wrong.iter().filter(|a| a.stem == stem) {
-            if wrong_ids.insert(a.exercise.clone()) {
-                handed_in = crate::exercises::with_answer(&handed_in, &a.exercise, &a.body);
-            }
-        }
-        let nb: Value = serde_json::from_str(&text).unwrap();
-        for c in nb["cells"].as_array().unwrap() {
-            let meta = &c["metadata"]["nbgrader"];
-            if meta["grade"] == true {
-                let worth = meta["points"].as_f64().unwrap();
-                points += worth;
-                let id = meta["grade_id"].as_str().unwrap();
-                if wrong_ids.contains(id.strip_suffix("-test").unwrap_or(id)) {
-                    lost += worth;
-                }
-            }
-        }
-        for (dir, body) in [
-            ("source/chapters", &text),
-            ("submitted/reference/chapters", &text),
-            ("submitted/wrong/chapters", &handed_in),
-        ] {
-            std::fs::write(course.path().join(dir).join(name), body).unwrap();
-        }
+    assert!(source.contains("z3-dylib"), "{source}");
+    let wrong = crate::exercises::with_answer(
+        &source,
+        "t-1",
+        "vec![v[0].ge(1), v[1].le(3), v[0].le(&v[1])]",
+    );
+    assert_ne!(wrong, source);
+    for (dir, body) in [
+        ("source/exercise", &source),
+        ("submitted/reference/exercise", &source),
+        ("submitted/wrong/exercise", &wrong),
+    ] {
+        std::fs::write(course.path().join(dir).join("exercise.ipynb"), body).unwrap();
     }
-    assert!(points >= 8.0 && lost >= 8.0, "{points} {lost}");
+    let points = 2.0;
     std::fs::write(
         course.path().join("nbgrader_config.py"),
         format!(
@@ -1063,8 +1138,8 @@ fn nbgrader_autogrades_through_the_kernel_full_marks_for_the_reference_and_none_
             text(&o.stderr)
         );
     };
-    nbgrader(&["generate_assignment", "chapters", "--force"]);
-    nbgrader(&["autograde", "chapters", "--create", "--force"]);
+    nbgrader(&["generate_assignment", "exercise", "--force"]);
+    nbgrader(&["autograde", "exercise", "--create", "--force"]);
     nbgrader(&["export", "--to", "grades.csv"]);
     let csv = std::fs::read_to_string(course.path().join("grades.csv")).unwrap();
     let mut lines = csv.lines();
@@ -1076,7 +1151,7 @@ fn nbgrader_autogrades_through_the_kernel_full_marks_for_the_reference_and_none_
             .unwrap_or_else(|| panic!("{name} in {header:?}"))
     };
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    for (student, expected) in [("reference", points), ("wrong", points - lost)] {
+    for (student, expected) in [("reference", points), ("wrong", 0.0)] {
         let row = rows
             .iter()
             .find(|r| r[col("student_id")] == student)
@@ -1087,29 +1162,23 @@ fn nbgrader_autogrades_through_the_kernel_full_marks_for_the_reference_and_none_
         );
         assert_eq!((score, max), (expected, points), "{student}: {csv}");
     }
-    // The wrong student's feedback, as nbgrader writes it, shows each
+    // The wrong student's feedback, as nbgrader writes it, shows the
     // witness the test found.
     nbgrader(&[
         "generate_feedback",
-        "chapters",
+        "exercise",
         "--student",
         "wrong",
         "--force",
     ]);
-    for a in wrong.iter().filter(|a| wrong_ids.contains(&a.exercise)) {
-        let page = course
-            .path()
-            .join("feedback/wrong/chapters")
-            .join(format!("{}.html", a.stem));
-        let html = std::fs::read_to_string(&page)
-            .unwrap_or_else(|e| panic!("{}: {e}", page.display()))
-            .replace("&#39;", "'")
-            .replace("&quot;", "\"")
-            .replace("&lt;", "<")
-            .replace("&gt;", ">")
-            .replace("&amp;", "&");
-        for e in &a.expect {
-            assert!(html.contains(e.as_str()), "{}: no {e:?}", page.display());
-        }
-    }
+    let page = course.path().join("feedback/wrong/exercise/exercise.html");
+    let html = std::fs::read_to_string(&page)
+        .unwrap_or_else(|e| panic!("{}: {e}", page.display()))
+        .replace("&#39;", "'")
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let witness = "your model allows x=1, y=1, which the reference rules out (it breaks x below y)";
+    assert!(html.contains(witness), "{}: no {witness:?}", page.display());
 }
