@@ -1,6 +1,6 @@
 //! The memory limit of the kernel's cells, and what the kernel says about it
 //! under a cell whose process aborted. Apart from `serve`, so that the
-//! server's hooks (`jupyter/extension.rs`) use it without importing `serve`,
+//! server's hooks (`extension.rs`) use it without importing `serve`,
 //! which imports the server.
 
 /// The memory limit of the kernel's cells: `PUZZLEBOOK_CELL_MEMORY` (a size

@@ -38,7 +38,7 @@ impl RawMessage {
         Ok(RawMessage {
             zmq_identities,
             jparts,
-        })
+        }) // puzzlebook: what upstream built after its checks.
     }
 
     async fn send<S: zeromq::SocketSend>(self, connection: &mut Connection<S>) -> Result<()> {
@@ -110,7 +110,7 @@ impl JupyterMessage {
 
         Ok(JupyterMessage {
             zmq_identities: raw_message.zmq_identities,
-            header,
+            header, // puzzlebook: the four parts, parsed above.
             parent_header,
             metadata,
             content,

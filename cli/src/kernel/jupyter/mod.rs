@@ -62,7 +62,7 @@ pub fn run(
 /// evcxr_jupyter 0.22.0's own (`upstream/`), line by line, whitespace aside.
 #[cfg(test)]
 mod fork {
-    use similar::{ChangeTag, TextDiff};
+    use similar::{ChangeTag, DiffOp, TextDiff};
 
     /// The lines of `ours` that differ from `base`: (removed, added).
     fn changes(base: &str, ours: &str) -> (Vec<String>, Vec<String>) {
@@ -85,6 +85,59 @@ mod fork {
         (removed, added)
     }
 
+    /// The changed regions of `ours` against `base` (whitespace aside) with
+    /// no `puzzlebook` mark on or within three lines of them in `ours` (a
+    /// removal has no line of its own to carry one); a region that only
+    /// removes `use` lines (an import the change made unused) needs none.
+    fn unmarked_regions(base: &str, ours: &str) -> Vec<String> {
+        let norm = |s: &str| s.lines().map(|l| l.trim().to_string()).collect::<Vec<_>>();
+        let (base, ours) = (norm(base), norm(ours));
+        let diff = similar::capture_diff_slices(similar::Algorithm::Patience, &base, &ours);
+        let mut out = Vec::new();
+        for op in diff {
+            let (old, new) = match op {
+                DiffOp::Equal { .. } => continue,
+                DiffOp::Delete {
+                    old_index,
+                    old_len,
+                    new_index,
+                } => (old_index..old_index + old_len, new_index..new_index),
+                DiffOp::Insert {
+                    old_index,
+                    new_index,
+                    new_len,
+                } => (old_index..old_index, new_index..new_index + new_len),
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => (
+                    old_index..old_index + old_len,
+                    new_index..new_index + new_len,
+                ),
+            };
+            let near = new.start.saturating_sub(3)..(new.end + 3).min(ours.len());
+            let marked = ours[near].iter().any(|l| l.contains("puzzlebook"));
+            let unused_import =
+                new.is_empty() && base[old.clone()].iter().all(|l| l.starts_with("use "));
+            if !marked && !unused_import {
+                out.push(format!("- {:?}\n+ {:?}", &base[old], &ours[new]));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn jupyter_message_changes_only_where_marked() {
+        let base = include_str!("upstream/jupyter_message.rs.orig");
+        let ours = include_str!("jupyter_message.rs");
+        assert_eq!(unmarked_regions(base, ours), Vec::<String>::new());
+        // Its two rewritten functions are the whole of the change.
+        let (removed, added) = changes(base, ours);
+        assert!(removed.len() + added.len() <= 70, "{removed:#?} {added:#?}");
+    }
+
     #[test]
     fn core_is_upstream_plus_marked_one_line_hooks() {
         let (removed, added) = changes(
@@ -95,6 +148,13 @@ mod fork {
         assert!(
             unmarked.is_empty(),
             "lines added to core.rs without a `puzzlebook:` mark: {unmarked:#?}"
+        );
+        assert_eq!(
+            unmarked_regions(
+                include_str!("upstream/core.rs.orig"),
+                include_str!("core.rs")
+            ),
+            Vec::<String>::new()
         );
         let total = removed.len() + added.len();
         assert!(total <= 50, "core.rs differs from upstream by {total} lines (at most 50): removed {removed:#?}, added {added:#?}");
@@ -124,6 +184,15 @@ mod fork {
         assert_eq!(
             (removed, added),
             (vec![], vec!["x // puzzlebook".to_string()])
+        );
+        assert!(unmarked_regions("a\nb\nc\n", "a\nx // puzzlebook\ny\nc\n").is_empty());
+        assert_eq!(unmarked_regions("use a;\nb\n", "b\n"), Vec::<String>::new());
+        let far = "1\n2\n3\n4\n5\n6\n7\n8\n";
+        assert_eq!(unmarked_regions(far, &far.replace('7', "x")).len(), 1);
+        assert_eq!(unmarked_regions(far, &far.replace("7\n", "")).len(), 1);
+        assert!(
+            unmarked_regions(far, &far.replace('5', "5 // puzzlebook").replace('7', "x"))
+                .is_empty()
         );
     }
 }
