@@ -50,15 +50,13 @@ fn release(a: ReleaseArgs) -> anyhow::Result<Exit> {
     } else {
         a.notebooks
     };
-    for w in ops::release::release(&notebooks, &a.out, a.pages)? {
-        match w.exercises {
-            Some(n) => outln!(
-                "{}: {n} exercise cell{}",
-                w.path.display(),
-                if n == 1 { "" } else { "s" }
-            ),
-            None => outln!("{}", w.path.display()),
-        }
-    }
+    ops::release::release(&notebooks, &a.out, a.pages, |w| match w.exercises {
+        Some(n) => outln!(
+            "{}: {n} exercise cell{}",
+            w.path.display(),
+            if n == 1 { "" } else { "s" }
+        ),
+        None => outln!("{}", w.path.display()),
+    })?;
     Ok(Exit::Ok)
 }

@@ -218,7 +218,7 @@ impl std::fmt::Display for Changed {
 
 /// The student a submission is from: its file's stem, or, when the file
 /// has the source's name (`alice/03-twenty-four.ipynb`), its folder's name.
-/// `submission` is the path as the file system resolves it (the caller
+/// `submission`'s folder is as the file system resolves it (the caller
 /// canonicalizes it), so that `./03-twenty-four.ipynb` names its folder too.
 pub fn student_of(submission: &Path, source: &Path) -> Result<String, SubmissionError> {
     let stem = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());

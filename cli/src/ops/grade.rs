@@ -150,8 +150,20 @@ fn prepare(
     path: &Path,
     source_path: &Path,
 ) -> Result<(String, Assembled), (Option<String>, String)> {
-    // The folder of `./03-twenty-four.ipynb` has a name only once resolved.
-    let resolved = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    // The folder of `./03-twenty-four.ipynb` has a name only once resolved;
+    // the file's own name stays as given (a link keeps its name).
+    let resolved = match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            dir.canonicalize()
+                .map_or_else(|_| path.to_path_buf(), |d| d.join(name))
+        }
+        _ => path.to_path_buf(),
+    };
     let student =
         submission::student_of(&resolved, source_path).map_err(|e| (None, e.to_string()))?;
     let nb = io::load_notebook(path).map_err(|e| (Some(student.clone()), e.to_string()))?;

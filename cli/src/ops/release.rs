@@ -65,12 +65,14 @@ pub struct Written {
 }
 
 /// Releases `notebooks` into `out` under their own file names, and with
-/// `pages` the student edition of the book beside them.
+/// `pages` the student edition of the book beside them; `written` hears of
+/// each file as it is written, so a failure leaves no doubt what was.
 pub fn release(
     notebooks: &[PathBuf],
     out: &Path,
     pages: bool,
-) -> Result<Vec<Written>, ReleaseError> {
+    mut written: impl FnMut(&Written),
+) -> Result<(), ReleaseError> {
     // A folder that does not exist yet is no notebook's folder.
     let out_dir = out.canonicalize().ok();
     let mut released = Vec::new();
@@ -84,9 +86,8 @@ pub fn release(
         let count = nbgrader::exercise_cells(&nb).map_err(exercises)?.len();
         let name = path
             .file_name()
-            .and_then(|n| n.to_str())
             .ok_or_else(|| ReleaseError::NotAFile(path.clone()))?
-            .to_string();
+            .to_os_string();
         if out_dir.as_deref().is_some_and(|d| same_dir(path, d)) {
             return Err(ReleaseError::TeachersFolder {
                 out: out.to_path_buf(),
@@ -108,30 +109,35 @@ pub fn release(
         out: out.to_path_buf(),
         source,
     })?;
-    let mut written = Vec::new();
     for (name, student, count) in &released {
-        let path = io::inside(out, name)?;
+        // A file name, so the target lies in `out`.
+        let path = out.join(name);
         io::write_atomic(&path, &student.to_json())?;
-        written.push(Written {
+        written(&Written {
             path,
             exercises: Some(*count),
         });
     }
     if pages {
+        let names: Vec<String> = released
+            .iter()
+            .map(|(name, _, _)| name.to_string_lossy().into_owned())
+            .collect();
         let edition: Vec<_> = released
             .iter()
-            .map(|(name, student, _)| (student, name.as_str()))
+            .zip(&names)
+            .map(|((_, student, _), name)| (student, name.as_str()))
             .collect();
         for (rel, text) in book::student_edition(&edition) {
             let path = io::inside(out, &rel)?;
             io::write_atomic(&path, &text)?;
-            written.push(Written {
+            written(&Written {
                 path,
                 exercises: None,
             });
         }
     }
-    Ok(written)
+    Ok(())
 }
 
 fn same_dir(path: &Path, dir: &Path) -> bool {

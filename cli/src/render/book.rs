@@ -23,9 +23,10 @@ pub fn files(nb: &Notebook, chapter: &Chapter, book: &Book) -> BTreeMap<String, 
 }
 
 /// The student edition of the book: a page per released notebook (each
-/// `(notebook, file name)`) and the table of contents, relative to the
-/// release folder. The pages carry their figures inline, so no SVG files.
-pub fn student_edition(released: &[(&Notebook, &str)]) -> BTreeMap<String, String> {
+/// `(notebook, file name)`), in that order, then the table of contents;
+/// each as (path relative to the release folder, text). The pages carry
+/// their figures inline, so no SVG files.
+pub fn student_edition(released: &[(&Notebook, &str)]) -> Vec<(String, String)> {
     let edition: Vec<(&Notebook, Chapter)> = released
         .iter()
         .map(|(nb, name)| (*nb, Chapter::of(nb, name)))
@@ -37,11 +38,11 @@ pub fn student_edition(released: &[(&Notebook, &str)]) -> BTreeMap<String, Strin
         root_from_reports: String::new(),
         edition: Edition::Student,
     };
-    let mut out: BTreeMap<String, String> = edition
+    let mut out: Vec<(String, String)> = edition
         .iter()
         .map(|(nb, chapter)| (chapter.page(), html::page(nb, chapter, &book)))
         .collect();
-    out.insert(INDEX.to_string(), html::index(&book));
+    out.push((INDEX.to_string(), html::index(&book)));
     out
 }
 
