@@ -142,15 +142,15 @@ fn a_class_with_every_kind_of_submission_is_graded_and_its_csv_checked_row_by_ro
         expected.push((student, Some(kind)));
     }
     // Two that cannot be graded: not JSON, and another chapter's notebook.
-    std::fs::write(class.join("s29.ipynb"), "{\"nbformat\": 4, \"cells\": [").unwrap();
+    std::fs::write(class.join("s07.ipynb"), "{\"nbformat\": 4, \"cells\": [").unwrap();
     std::fs::write(
-        class.join("s30.ipynb"),
+        class.join("s08.ipynb"),
         r#"{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
             {"cell_type": "code", "metadata": {"nbgrader": {"grade_id": "01-1", "solution": true, "grade": false, "locked": false, "schema_version": 3}}, "outputs": [], "source": "fn exercise_01_1() {}"}]}"#,
     )
     .unwrap();
-    expected.push(("s29".into(), None));
-    expected.push(("s30".into(), None));
+    expected.push(("s07".into(), None));
+    expected.push(("s08".into(), None));
     let before = files(&class);
     let source_before = std::fs::read(f.notebook(NOTEBOOK)).unwrap();
 
@@ -220,11 +220,11 @@ fn a_class_with_every_kind_of_submission_is_graded_and_its_csv_checked_row_by_ro
     // graded and whose test cell changed.
     assert!(out.starts_with("student  t-1 /2    total /2\n"), "{out}");
     assert!(
-        out.contains("not graded: s29 (s29.ipynb): ") && out.contains("not valid JSON"),
+        out.contains("not graded: s07 (s07.ipynb): ") && out.contains("not valid JSON"),
         "{out}"
     );
     assert!(
-        out.contains("not graded: s30 (s30.ipynb): ")
+        out.contains("not graded: s08 (s08.ipynb): ")
             && out.contains("it has none of this notebook's exercises (t-1), but 01-1"),
         "{out}"
     );

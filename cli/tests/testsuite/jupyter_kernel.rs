@@ -499,7 +499,7 @@ fn z3_values_cross_cells_in_jupyter_and_come_back_after_a_crash() {
 }
 
 #[test]
-fn the_kernel_answers_at_once_in_a_cold_build_folder_and_a_waiting_cell_can_be_interrupted() {
+fn the_kernel_answers_at_once_while_its_slot_builds_and_a_waiting_cell_can_be_interrupted() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
     // A cache folder of its own, where loading the crate has a build to wait
@@ -509,6 +509,12 @@ fn the_kernel_answers_at_once_in_a_cold_build_folder_and_a_waiting_cell_can_be_i
     // which the install test builds from nothing; on a fresh machine the
     // slot starts empty.
     let cache = jupyter.dir.path().join("cold-cache");
+    assert!(built_for_the_crate("libpuzzlebook-0123456789abcdef.rlib"));
+    assert!(built_for_the_crate("puzzlebook-0123456789abcdef"));
+    assert!(!built_for_the_crate(
+        "libpuzzlebook_z3_dylib-0123456789abcdef.so"
+    ));
+    assert!(!built_for_the_crate("puzzlebook-z3-dylib-0123456789abcdef"));
     if let Some(warm) = warm_slot() {
         let slot = cache.join("puzzlebook/kernel/slot-0");
         assert!(puzzlebook_cli::engine::copy_build(&warm, &slot));
@@ -776,31 +782,30 @@ fn warm_slot() -> Option<PathBuf> {
         .find(|d| puzzlebook_cli::engine::has_built_crate(d))
 }
 
-/// Removes, under a slot's `target`, what cargo built for the `puzzlebook`
-/// crate itself (`libpuzzlebook-<hash>.*`, `puzzlebook-<hash>` fingerprints
-/// and build-script folders), and nothing of its dependencies, whose names
-/// go on with an underscore or another word (`libpuzzlebook_z3_dylib-…`,
+/// Whether `name`, under a slot's `target`, is what cargo built for the
+/// `puzzlebook` crate itself (`libpuzzlebook-<hash>.*`, `puzzlebook-<hash>`
+/// fingerprints and build-script folders), not one of its dependencies, whose
+/// names go on with an underscore or another word (`libpuzzlebook_z3_dylib-…`,
 /// `puzzlebook-z3-dylib-…`).
+fn built_for_the_crate(name: &str) -> bool {
+    let rest = name
+        .strip_prefix("libpuzzlebook-")
+        .or_else(|| name.strip_prefix("puzzlebook-"));
+    rest.and_then(|r| r.get(..16))
+        .is_some_and(|hash| hash.chars().all(|c| c.is_ascii_hexdigit()))
+        && rest.is_some_and(|r| r.len() == 16 || r[16..].starts_with('.'))
+}
+
+/// Removes, under `target`, what [`built_for_the_crate`] names, so that
+/// cargo builds the crate again and nothing else (its `incremental/` cache
+/// may stay: cargo decides from the fingerprints).
 fn remove_crate_build(target: &Path) {
-    let the_crate = |name: &str| {
-        let rest = name
-            .strip_prefix("libpuzzlebook-")
-            .or_else(|| name.strip_prefix("puzzlebook-"));
-        rest.and_then(|r| r.get(..16))
-            .is_some_and(|hash| hash.chars().all(|c| c.is_ascii_hexdigit()))
-            && rest.is_some_and(|r| r.len() == 16 || r[16..].starts_with('.'))
-    };
-    assert!(the_crate("libpuzzlebook-0123456789abcdef.rlib"));
-    assert!(the_crate("puzzlebook-0123456789abcdef"));
-    assert!(!the_crate("libpuzzlebook_z3_dylib-0123456789abcdef.so"));
-    assert!(!the_crate("puzzlebook-z3-dylib-0123456789abcdef"));
     let Ok(entries) = std::fs::read_dir(target) else {
         return;
     };
     for e in entries.flatten() {
         let path = e.path();
-        let name = e.file_name().to_string_lossy().into_owned();
-        if the_crate(&name) {
+        if built_for_the_crate(&e.file_name().to_string_lossy()) {
             if path.is_dir() {
                 std::fs::remove_dir_all(&path).unwrap();
             } else {
