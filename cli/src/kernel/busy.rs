@@ -3,15 +3,10 @@
 //! the shell channel until the load is done (the forked `core.rs` calls these
 //! from its `puzzlebook:` hooks).
 
-use std::sync::{Arc, Mutex};
-
-use evcxr::CommandContext;
 use serde_json::Value;
 
 use super::locks::try_lock;
-
-/// The engine, as the server shares it.
-type Engine = Arc<Mutex<CommandContext>>;
+use super::Engine;
 
 /// `cargo check`'s problems with `code`, or none while the engine is busy.
 pub fn check(engine: &Engine, code: &str) -> Vec<evcxr::CompilationError> {

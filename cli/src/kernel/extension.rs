@@ -24,9 +24,7 @@ use crate::engine::cell_process::{take_ran, CellMark, END_WAIT};
 use crate::engine::hints::Z3Watch;
 use crate::kernel::locks::lock;
 use crate::kernel::replay;
-
-/// The engine, as the server shares it.
-type Engine = Arc<std::sync::Mutex<CommandContext>>;
+use crate::kernel::Engine;
 
 /// What the kernel runs around the server's own work.
 pub(crate) struct Hooks {

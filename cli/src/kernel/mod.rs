@@ -37,3 +37,6 @@ pub mod spec;
 pub mod wire;
 
 pub use loading::LOADING_NOTE;
+
+/// The engine, as the server and our additions share it.
+type Engine = std::sync::Arc<std::sync::Mutex<evcxr::CommandContext>>;

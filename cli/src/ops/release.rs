@@ -9,6 +9,7 @@ use thiserror::Error;
 use crate::course::release::release as release_notebook;
 use crate::notebook::chapter::INDEX;
 use crate::notebook::io::{self, IoError};
+use crate::notebook::ipynb::Notebook;
 use crate::notebook::nbgrader::{self, ExerciseError};
 use crate::render::{book, html};
 
@@ -119,14 +120,13 @@ pub fn release(
         });
     }
     if pages {
-        let names: Vec<String> = released
+        let named: Vec<(&Notebook, String)> = released
             .iter()
-            .map(|(name, _, _)| name.to_string_lossy().into_owned())
+            .map(|(name, student, _)| (student, name.to_string_lossy().into_owned()))
             .collect();
-        let edition: Vec<_> = released
+        let edition: Vec<(&Notebook, &str)> = named
             .iter()
-            .zip(&names)
-            .map(|((_, student, _), name)| (student, name.as_str()))
+            .map(|(nb, name)| (*nb, name.as_str()))
             .collect();
         for (rel, text) in book::student_edition(&edition) {
             let path = io::inside(out, &rel)?;
