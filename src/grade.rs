@@ -15,16 +15,19 @@
 //!   them (a blocking clause after each model, over the interface variables
 //!   only, so variables of the student's own are projected away);
 //! - otherwise by asking Z3 for a model of `student ∧ ¬reference` and one of
-//!   `reference ∧ ¬student`, as z3guide's "Guess the Secret Formula" does.
-//!   This is exact when neither side makes variables outside the interface.
+//!   `reference ∧ ¬student`, as z3guide's "Guess the Secret Formula" does,
+//!   with each side's own variables projected away: the side that is negated
+//!   is `∀ own. ¬side`, so a student's helper (say, the count of B answers
+//!   after question 11) is never read as a solution ruled out.
 //!
 //! Z3's `unknown`, or a timeout, makes the verdict [`Verdict::NotGraded`] with
 //! Z3's reason: never "wrong".
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 
-use z3::ast::{Bool, Int};
+use z3::ast::{Ast, Bool, Dynamic, Int};
+use z3::AstKind;
 use z3::{Params, SatResult, Solver};
 
 use crate::z3util::{self, SolveError};
@@ -344,7 +347,7 @@ fn compare_by_queries(
         for c in holds {
             solver.assert(c);
         }
-        solver.assert(Bool::and(not).not());
+        solver.assert(nowhere(not, vars));
         match solver.check() {
             SatResult::Unsat => Ok(None),
             SatResult::Unknown => Err(format!(
@@ -377,6 +380,46 @@ fn compare_by_queries(
     } else {
         Verdict::Differs { allowed, ruled_out }
     })
+}
+
+/// `¬∃ own. ⋀ constraints`: no values of the side's own variables (those
+/// that are not the interface's) satisfy `constraints` with the interface's
+/// values. Without variables of its own, this is `¬⋀ constraints`.
+fn nowhere(constraints: &[Bool], vars: &[Int]) -> Bool {
+    let own = own_variables(constraints, vars);
+    let own: Vec<&dyn Ast> = own.iter().map(|v| v as &dyn Ast).collect();
+    z3::ast::forall_const(&own, &[], &Bool::and(constraints).not())
+}
+
+/// The constants in `constraints` that are not among the interface's `vars`:
+/// variables a side made of its own. Each shared subterm is visited once.
+///
+/// Not seen, so not projected: a constant only inside a quantifier's body
+/// (the z3 crate gives no way into it), and an uninterpreted function of
+/// arguments. A constant is told from `true` and `false` by value, not by
+/// Z3's declaration kind, whose numbering z3-sys takes from Z3 5.3 and up:
+/// on Z3 4.8.12 it reads as no kind at all.
+fn own_variables(constraints: &[Bool], vars: &[Int]) -> Vec<Dynamic> {
+    let interface: HashSet<Dynamic> = vars.iter().map(|v| Dynamic::from_ast(v)).collect();
+    let mut seen: HashSet<Dynamic> = HashSet::new();
+    let mut own = Vec::new();
+    let mut todo: Vec<Dynamic> = constraints.iter().map(|c| Dynamic::from_ast(c)).collect();
+    while let Some(term) = todo.pop() {
+        if term.kind() != AstKind::App || !seen.insert(term.clone()) {
+            continue;
+        }
+        let children = term.children();
+        if children.is_empty() {
+            let literal = term.as_bool().is_some_and(|b| b.as_bool().is_some());
+            if !literal && !interface.contains(&term) {
+                own.push(term);
+            }
+        } else {
+            todo.extend(children);
+        }
+    }
+    own.sort_by_key(|v| v.to_string());
+    own
 }
 
 fn reason(e: &SolveError) -> String {
@@ -515,6 +558,18 @@ mod tests {
         );
     }
 
+    /// The witness of a verdict whose only difference is an assignment the
+    /// student allows.
+    fn allowed_only(v: &Verdict) -> &Witness {
+        match v {
+            Verdict::Differs {
+                allowed: Some(w),
+                ruled_out: None,
+            } => w,
+            other => panic!("{other:?}"),
+        }
+    }
+
     /// x and y from 1 to 3, with x < y: three solutions.
     fn reference(v: &[Int]) -> Vec<Rule> {
         vec![
@@ -553,13 +608,7 @@ mod tests {
             |v| vec![v[0].ge(1), v[1].le(3), v[0].le(&v[1])],
             reference,
         );
-        let Verdict::Differs {
-            allowed: Some(w),
-            ruled_out: None,
-        } = &v
-        else {
-            panic!("{v:?}");
-        };
+        let w = allowed_only(&v);
         assert_eq!(w.values, [1, 1]);
         assert_eq!(w.shown, "x=1, y=1");
         assert_eq!(w.breaks, ["x below y"]);
@@ -611,6 +660,108 @@ mod tests {
     }
 
     #[test]
+    fn variables_of_the_student_s_own_are_projected_away_in_queries_too() {
+        // As above, compared by queries: `reference ∧ ¬student` with z free
+        // found z = 5 for (1, 2), a "solution ruled out" that is not one.
+        let v = compare(
+            &exercise().listing_up_to(0),
+            |v| {
+                let z = Int::new_const("z");
+                vec![v[0].ge(1), v[1].le(3), z.gt(0), (&v[0] + &z).eq(&v[1])]
+            },
+            reference,
+        );
+        assert_eq!(v, Verdict::Same { solutions: None });
+        // And a helper does not hide a wrong answer: z >= 0 also allows x = y.
+        let v = compare(
+            &exercise().listing_up_to(0),
+            |v| {
+                let z = Int::new_const("z");
+                vec![v[0].ge(1), v[1].le(3), z.ge(0), (&v[0] + &z).eq(&v[1])]
+            },
+            reference,
+        );
+        let w = allowed_only(&v);
+        assert_eq!(w.values[0], w.values[1], "{w:?}");
+    }
+
+    /// Chapter 01's sheet helpers, as the notebook's `in_z3` writes them.
+    mod sheet {
+        use z3::ast::{Bool, Int};
+
+        pub fn bounds(qs: &[Int]) -> Vec<Bool> {
+            qs.iter().map(|q| Bool::and(&[q.ge(1), q.le(5)])).collect()
+        }
+
+        pub fn answer(qs: &[Int], n: usize, letter: i64) -> Bool {
+            qs[n - 1].eq(letter)
+        }
+
+        pub fn count_b(qs: &[Int], from: usize) -> Int {
+            let ones: Vec<Int> = (from..=20)
+                .map(|n| answer(qs, n, 2).ite(&Int::from_i64(1), &Int::from_i64(0)))
+                .collect();
+            Int::add(&ones)
+        }
+    }
+
+    #[test]
+    fn question_11_with_a_helper_count_is_right() {
+        // Exercise 01-1: "the number of questions following this one with the
+        // answer B is (A) 0 … (E) 4". The reference counts inline; this
+        // student names the count `b` and defines the options over it.
+        let ex = Exercise::new("01-1", (1..=20).map(|n| format!("Q{n}"))).listing_up_to(0);
+        let options = |qs: &[Int], count: &Int| -> Vec<Bool> {
+            (1..=5)
+                .map(|letter| sheet::answer(qs, 11, letter).implies(count.eq(letter - 1)))
+                .collect()
+        };
+        let reference = |qs: &[Int]| {
+            let mut rules = vec![rule("the bounds", Bool::and(&sheet::bounds(qs)))];
+            for (i, c) in options(qs, &sheet::count_b(qs, 12)).into_iter().enumerate() {
+                rules.push(rule(format!("option {}", ["A", "B", "C", "D", "E"][i]), c));
+            }
+            rules
+        };
+        let with_helper = |qs: &[Int]| {
+            let b = Int::new_const("b_after_11");
+            let mut mine = sheet::bounds(qs);
+            mine.push(b.eq(sheet::count_b(qs, 12)));
+            mine.extend(options(qs, &b));
+            mine
+        };
+        assert_eq!(
+            compare(&ex, with_helper, reference),
+            Verdict::Same { solutions: None }
+        );
+        // The same helper counted from question 11 on is wrong, and said so.
+        let off_by_one = |qs: &[Int]| {
+            let b = Int::new_const("b_after_11");
+            let mut mine = sheet::bounds(qs);
+            mine.push(b.eq(sheet::count_b(qs, 11)));
+            mine.extend(options(qs, &b));
+            mine
+        };
+        assert!(
+            matches!(compare(&ex, off_by_one, reference), Verdict::Differs { .. }),
+            "counting question 11 itself is not question 11"
+        );
+    }
+
+    #[test]
+    fn own_variables_are_the_constants_outside_the_interface_each_once() {
+        let (x, y) = (Int::new_const("x"), Int::new_const("y"));
+        let (h, k) = (Int::new_const("h"), Int::new_const("k"));
+        let shared = &h + &k;
+        let found = own_variables(
+            &[shared.eq(&x), shared.gt(&y), h.lt(3), Bool::new_const("p")],
+            &[x, y],
+        );
+        let names: Vec<String> = found.iter().map(|v| v.to_string()).collect();
+        assert_eq!(names, ["h", "k", "p"]);
+    }
+
+    #[test]
     fn infinite_sets_are_compared_by_two_queries() {
         let ex = exercise().listing_up_to(5);
         // x < y over all integers, two ways.
@@ -625,13 +776,7 @@ mod tests {
             |v| vec![v[0].le(&v[1])],
             |v| vec![rule("x below y", v[0].lt(&v[1]))],
         );
-        let Verdict::Differs {
-            allowed: Some(w),
-            ruled_out: None,
-        } = &wrong
-        else {
-            panic!("{wrong:?}");
-        };
+        let w = allowed_only(&wrong);
         assert_eq!(
             w.values[0], w.values[1],
             "a witness of x <= y that is not x < y"

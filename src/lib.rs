@@ -44,6 +44,7 @@ pub mod grade;
 pub mod libz3;
 pub mod prelude;
 pub mod rich;
+pub mod smtlib;
 pub mod srat;
 pub mod sum_product;
 pub mod table;
