@@ -61,6 +61,12 @@ pub fn end_of_output(line: &str) -> Option<u64> {
     line.strip_prefix(END_OF_OUTPUT)?.trim_end().parse().ok()
 }
 
+/// The end mark of run `run`, as a line without its newline.
+#[cfg(test)]
+pub fn end_line(run: u64) -> String {
+    format!("{END_OF_OUTPUT}{run}")
+}
+
 /// Removes the block that says a cell ran in the cell process from its
 /// outputs, and returns the cell's run number: then both of its streams end
 /// with a mark carrying that number ([`end_of_output`]). None for a cell

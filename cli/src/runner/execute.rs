@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use super::collect::Collector;
 use crate::ansi::strip_ansi;
-use crate::engine::cell_process::{end_of_output, out_of_memory, take_ran, CellMark, END_WAIT};
+use crate::engine::cell_process::{out_of_memory, take_ran, CellMark, END_WAIT};
 use crate::engine::hints::Z3Watch;
 use crate::engine::{EngineError, EngineScope};
 use crate::limits::memory_text;
@@ -143,46 +144,6 @@ pub enum Progress<'a> {
     },
 }
 
-/// Collects the lines a cell prints while it runs.
-///
-/// evcxr waits, before `execute` returns, until its stdout channel is empty, so
-/// someone must drain it during the cell (a cell that prints would otherwise
-/// hang). A thread polls the channel and moves lines into a buffer while holding
-/// the buffer's lock; once `execute` has returned the channel is empty, so taking
-/// the lock yields every line the cell printed, and none of the next cell's.
-struct StdoutCollector {
-    lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
-}
-
-impl StdoutCollector {
-    fn start(rx: crossbeam_channel::Receiver<String>) -> StdoutCollector {
-        let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let sink = std::sync::Arc::clone(&lines);
-        std::thread::spawn(move || loop {
-            {
-                let mut buf = sink.lock().unwrap_or_else(|e| e.into_inner());
-                loop {
-                    match rx.try_recv() {
-                        Ok(line) => buf.push(line),
-                        Err(crossbeam_channel::TryRecvError::Empty) => break,
-                        Err(crossbeam_channel::TryRecvError::Disconnected) => return,
-                    }
-                }
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        });
-        StdoutCollector { lines }
-    }
-
-    /// Every line printed since the last call, without the cell process's
-    /// end marks ([`end_of_output`]).
-    fn take(&self) -> Vec<String> {
-        let mut lines = std::mem::take(&mut *self.lines.lock().unwrap_or_else(|e| e.into_inner()));
-        lines.retain(|l| end_of_output(l).is_none());
-        lines
-    }
-}
-
 impl ExecError {
     /// The error of an engine for notebook `label` that would not start.
     fn engine(label: &str) -> impl FnOnce(String) -> ExecError + '_ {
@@ -291,8 +252,8 @@ pub fn first_failure(cells: CellResults) -> Result<Vec<Vec<Output>>, ExecError> 
 /// A started evcxr context and the readers of what its cells print.
 struct Engine {
     ctx: evcxr::CommandContext,
-    stdout: StdoutCollector,
-    stderr: crossbeam_channel::Receiver<String>,
+    stdout: Collector,
+    stderr: Collector,
 }
 
 impl Engine {
@@ -302,8 +263,8 @@ impl Engine {
             evcxr::CommandContext::new().map_err(|e| strip_ansi(&e.to_string()))?;
         Ok(Engine {
             ctx,
-            stdout: StdoutCollector::start(channels.stdout),
-            stderr: channels.stderr,
+            stdout: Collector::start(channels.stdout),
+            stderr: Collector::start(channels.stderr),
         })
     }
 
@@ -317,7 +278,7 @@ impl Engine {
             .execute(crate::engine::PRIME_QUESTION_MARK)
             .map_err(|e| format!("priming `?`: {e}"))?;
         self.stdout.take();
-        let _ = self.stderr.try_iter().count();
+        self.stderr.take();
         Ok(())
     }
 
@@ -327,28 +288,13 @@ impl Engine {
     /// that did not run, or ended the process, has no mark; a crash's last
     /// words are given a moment to arrive.
     fn stderr_of(&self, ran: Option<u64>) -> Vec<String> {
-        let mut lines = Vec::new();
         match ran {
-            Some(run) => {
-                let deadline = std::time::Instant::now() + END_WAIT;
-                while let Ok(line) = self.stderr.recv_deadline(deadline) {
-                    match end_of_output(&line) {
-                        Some(end) if end == run => break,
-                        Some(_) => {}
-                        None => lines.push(line),
-                    }
-                }
-            }
+            Some(run) => self.stderr.take_through(run, END_WAIT),
             None => {
                 std::thread::sleep(Duration::from_millis(20));
-                lines.extend(
-                    self.stderr
-                        .try_iter()
-                        .filter(|l| end_of_output(l).is_none()),
-                );
+                self.stderr.take()
             }
         }
-        lines
     }
 
     /// Runs one cell: its outputs, or why it failed. A watchdog kills the
