@@ -141,7 +141,19 @@ pub(crate) struct WrongAnswer {
 }
 
 pub(crate) fn wrong_answers() -> Vec<WrongAnswer> {
-    let dir = crate::common::cli_dir().join("tests/fixtures/exercises");
+    answers_in("tests/fixtures/exercises")
+}
+
+/// Right answers written otherwise than the teacher's solution (with helper
+/// variables, say), from `cli/tests/fixtures/exercises/right/`, named and
+/// read as the wrong ones are.
+pub(crate) fn right_answers() -> Vec<WrongAnswer> {
+    answers_in("tests/fixtures/exercises/right")
+}
+
+/// The answers in the folder `dir` of the command's package.
+fn answers_in(dir: &str) -> Vec<WrongAnswer> {
+    let dir = crate::common::cli_dir().join(dir);
     let mut out: Vec<WrongAnswer> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

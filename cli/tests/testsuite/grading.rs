@@ -1,6 +1,6 @@
 //! `puzzlebook grade` end to end: a class of generated submissions, one of
-//! each kind (right, wrong, unsolved, panicking, a locked cell edited, not a
-//! notebook, another chapter's), graded and the CSV checked row by row; a
+//! each kind (right, wrong, unsolved, panicking, a locked cell edited,
+//! printing without end, not a notebook, another chapter's), graded and the CSV checked row by row; a
 //! `loop {}` stopped and graded 0; and in every chapter each typical wrong
 //! answer graded 0 with its witness, and each solution full.
 //!
@@ -13,7 +13,7 @@ use std::path::Path;
 use crate::common::{lock, run, Fixture};
 use crate::common::{root_dir, text};
 use crate::exercises::{
-    release_fixture, released_with_answer, solution_of, wrong_answers, WrongAnswer,
+    release_fixture, released_with_answer, right_answers, solution_of, wrong_answers, WrongAnswer,
 };
 
 const NOTEBOOK: &str = "exercise.ipynb";
@@ -40,15 +40,18 @@ enum Kind {
     Panics,
     /// The right answer, and the locked test cell rewritten to pass anything.
     EditsTheTest,
+    /// The right answer, printing 8 MB each time it is called.
+    Loud,
 }
 
-const KINDS: [Kind; 6] = [
+const KINDS: [Kind; 7] = [
     Kind::Right,
     Kind::AtMost,
     Kind::Unbounded,
     Kind::Unsolved,
     Kind::Panics,
     Kind::EditsTheTest,
+    Kind::Loud,
 ];
 
 impl Kind {
@@ -60,6 +63,10 @@ impl Kind {
             Kind::Unbounded => answered(released, "vec![v[0].lt(&v[1])]"),
             Kind::Unsolved => released.to_string(),
             Kind::Panics => answered(released, "panic!(\"my constraints: {}\", 6 * 7)"),
+            Kind::Loud => answered(
+                released,
+                "for _ in 0..8000 { println!(\"{}\", \"z\".repeat(999)); }\nvec![v[0].ge(1), v[1].le(3), v[0].lt(&v[1])]",
+            ),
             Kind::EditsTheTest => {
                 let right = answered(released, "vec![v[0].ge(1), v[1].le(3), v[0].lt(&v[1])]");
                 let mut nb: serde_json::Value = serde_json::from_str(&right).unwrap();
@@ -98,6 +105,8 @@ impl Kind {
                 "right",
                 "Right: your model has exactly the reference's 3 solutions.",
             ),
+            // The test's verdict comes after 16 MB of its output: cut.
+            Kind::Loud => ("2", "right", "(output cut at 1 MiB: the cell printed more)"),
         }
     }
 }
@@ -142,15 +151,15 @@ fn a_class_with_every_kind_of_submission_is_graded_and_its_csv_checked_row_by_ro
         expected.push((student, Some(kind)));
     }
     // Two that cannot be graded: not JSON, and another chapter's notebook.
-    std::fs::write(class.join("s07.ipynb"), "{\"nbformat\": 4, \"cells\": [").unwrap();
+    std::fs::write(class.join("s08.ipynb"), "{\"nbformat\": 4, \"cells\": [").unwrap();
     std::fs::write(
-        class.join("s08.ipynb"),
+        class.join("s09.ipynb"),
         r#"{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
             {"cell_type": "code", "metadata": {"nbgrader": {"grade_id": "01-1", "solution": true, "grade": false, "locked": false, "schema_version": 3}}, "outputs": [], "source": "fn exercise_01_1() {}"}]}"#,
     )
     .unwrap();
-    expected.push(("s07".into(), None));
     expected.push(("s08".into(), None));
+    expected.push(("s09".into(), None));
     let before = files(&class);
     let source_before = std::fs::read(f.notebook(NOTEBOOK)).unwrap();
 
@@ -203,6 +212,15 @@ fn a_class_with_every_kind_of_submission_is_graded_and_its_csv_checked_row_by_ro
         );
         let page = f.root().join(format!("graded/feedback/{student}.html"));
         let html = unescaped(&std::fs::read_to_string(&page).unwrap());
+        // The loud answer's 16 MB of output (8 MB at each of its two calls,
+        // in one cell) is kept to 1 MiB.
+        if matches!(kind, Some(Kind::Loud)) {
+            assert!(
+                html.len() < 2 << 20,
+                "{student}: a page of {} bytes",
+                html.len()
+            );
+        }
         match kind {
             Some(kind) => {
                 let said = kind.expected().2;
@@ -220,11 +238,11 @@ fn a_class_with_every_kind_of_submission_is_graded_and_its_csv_checked_row_by_ro
     // graded and whose test cell changed.
     assert!(out.starts_with("student  t-1 /2    total /2\n"), "{out}");
     assert!(
-        out.contains("not graded: s07 (s07.ipynb): ") && out.contains("not valid JSON"),
+        out.contains("not graded: s08 (s08.ipynb): ") && out.contains("not valid JSON"),
         "{out}"
     );
     assert!(
-        out.contains("not graded: s08 (s08.ipynb): ")
+        out.contains("not graded: s09 (s09.ipynb): ")
             && out.contains("it has none of this notebook's exercises (t-1), but 01-1"),
         "{out}"
     );
@@ -307,7 +325,9 @@ fn every_chapter_grades_each_typical_wrong_answer_zero_with_its_witness_and_each
             std::fs::read_to_string(dir.path().join("student").join(format!("{stem}.ipynb")))
                 .unwrap();
         // The release answered: every exercise with the teacher's solution,
+        // or a right answer written otherwise where the fixtures have one,
         // but `wrong` with `body`.
+        let rights = right_answers();
         let nb: serde_json::Value = serde_json::from_str(&teacher).unwrap();
         let solutions: Vec<String> = nb["cells"]
             .as_array()
@@ -329,9 +349,10 @@ fn every_chapter_grades_each_typical_wrong_answer_zero_with_its_witness_and_each
         let chapter: Vec<_> = answers.iter().filter(|a| a.stem == stem).collect();
         let handed_in = |wrong: &[&WrongAnswer]| {
             solutions.iter().fold(released.clone(), |nb, id| {
-                let answer = match wrong.iter().find(|a| &a.exercise == id) {
-                    Some(a) => a.body.clone(),
-                    None => solution_of(&teacher, id),
+                let right = rights.iter().find(|a| a.stem == stem && &a.exercise == id);
+                let answer = match (wrong.iter().find(|a| &a.exercise == id).copied(), right) {
+                    (Some(a), _) | (None, Some(a)) => a.body.clone(),
+                    (None, None) => solution_of(&teacher, id),
                 };
                 released_with_answer(&nb, id, &answer)
             })
