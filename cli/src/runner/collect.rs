@@ -3,11 +3,11 @@
 //!
 //! evcxr waits, before `execute` returns, until its stdout channel is empty,
 //! so someone must drain it during the cell (a cell that prints would
-//! otherwise hang); its stderr channel is read after `execute` returns, up to
-//! the cell's end mark ([`end_of_output`]). A thread per stream moves lines
-//! into a buffer while holding the buffer's lock, so once `execute` has
-//! returned, taking the lock yields every stdout line the cell printed and
-//! none of the next cell's.
+//! otherwise hang); its stderr may still be arriving then, so the cell's
+//! stderr is taken up to the cell's end mark ([`end_of_output`]). A thread
+//! per stream moves lines into a buffer while holding the buffer's lock, so
+//! once `execute` has returned, taking the lock yields every stdout line the
+//! cell printed and none of the next cell's.
 //!
 //! Past the cap a cell's lines are dropped as they arrive, so a cell that
 //! prints line after line without end fills neither memory nor a page to
