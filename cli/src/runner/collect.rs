@@ -49,12 +49,23 @@ struct Kept {
     bytes: usize,
     /// Whether text was dropped since the last take.
     cut: bool,
+    /// End marks kept since the last take.
+    marks: usize,
 }
+
+/// The most end marks kept between two takes. A cell ends with one or two;
+/// one that prints marks of its own without end is bounded here, and its
+/// real mark, if dropped, is waited for no longer than `take_through`'s
+/// `wait`.
+const MAX_MARKS: usize = 1024;
 
 impl Kept {
     fn push(&mut self, line: String) {
         if let Some(end) = end_of_output(&line) {
-            self.lines.push(Line::End(end));
+            if self.marks < MAX_MARKS {
+                self.marks += 1;
+                self.lines.push(Line::End(end));
+            }
             return;
         }
         if self.cut {
@@ -94,6 +105,11 @@ impl Kept {
                 Line::End(_) => 0,
             })
             .sum();
+        self.marks = self
+            .lines
+            .iter()
+            .filter(|l| matches!(l, Line::End(_)))
+            .count();
         self.cut = false;
         taken
             .into_iter()
@@ -184,6 +200,19 @@ mod tests {
         // The next cell starts afresh.
         kept.push("next".into());
         assert_eq!(kept.take(), ["next"]);
+    }
+
+    #[test]
+    fn marks_a_cell_prints_without_end_are_bounded() {
+        let mut kept = Kept::default();
+        for run in 0..100_000 {
+            kept.push(end_line(run));
+        }
+        assert_eq!(kept.lines.len(), MAX_MARKS);
+        assert!(kept.take().is_empty());
+        // Taken, the next cell's mark is kept again.
+        kept.push(end_line(5));
+        assert!(kept.has_end(5));
     }
 
     #[test]
