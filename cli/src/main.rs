@@ -43,6 +43,9 @@ enum Command {
     /// Writes grades.csv and a feedback page per student. Exit codes: 0 all
     /// graded, 1 some submissions could not be graded, 2 an error.
     Grade(cmd::grade::GradeArgs),
+    /// Run one submission inside its sandbox, for `grade`.
+    #[command(hide = true)]
+    GradeJob(cmd::grade::GradeJobArgs),
     /// Install or remove the Jupyter kernel "Rust (puzzlebook)".
     #[command(subcommand)]
     Kernel(cmd::kernel::KernelCommand),
@@ -76,6 +79,7 @@ fn main() -> ExitCode {
         Command::Kernel(k) => cmd::kernel::execute(k),
         Command::Exercises(c) => cmd::exercises::execute(c),
         Command::Grade(a) => cmd::grade::execute(a),
+        Command::GradeJob(a) => cmd::grade::execute_job(a),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

@@ -23,6 +23,11 @@ pub struct GradeArgs {
     /// Where grades.csv and feedback/STUDENT.html go.
     #[arg(long, value_name = "DIR", default_value = "grades")]
     out: PathBuf,
+    /// Run the submissions without a sandbox, in this process's engines:
+    /// every submission is then trusted with this machine, with the source
+    /// notebook's hidden tests and with every other student's grade.
+    #[arg(long)]
+    no_sandbox: bool,
     #[command(flatten)]
     jobs: JobsArgs,
     #[command(flatten)]
@@ -38,7 +43,13 @@ pub fn execute(a: GradeArgs) -> anyhow::Result<Exit> {
         source: a.source,
         submissions: a.submissions,
         out: a.out,
+        sandbox: !a.no_sandbox,
     };
+    if a.no_sandbox {
+        eprintln!(
+            "warning: grading without a sandbox (--no-sandbox): each submission runs with this user's rights, and can read the hidden tests, change any grade and leave processes running; grade only work you trust this way"
+        );
+    }
     let outcome = ops::grade(&project, &grading)
         .with_context(|| format!("grading against {}", grading.source.display()))?;
     puzzlebook_cli::out!("{}", outcome.summary);
@@ -54,4 +65,17 @@ pub fn execute(a: GradeArgs) -> anyhow::Result<Exit> {
     } else {
         Exit::Ok
     })
+}
+
+/// Arguments of `grade-job`, which `grade` runs inside each sandbox.
+#[derive(Debug, Args)]
+pub struct GradeJobArgs {
+    /// The job's folder, holding `job.json`.
+    dir: PathBuf,
+}
+
+/// Runs one submission's job; its results go to standard output.
+pub fn execute_job(a: GradeJobArgs) -> anyhow::Result<Exit> {
+    ops::run_job(&a.dir).with_context(|| format!("running the job in {}", a.dir.display()))?;
+    Ok(Exit::Ok)
 }

@@ -10,15 +10,16 @@ use std::path::{Path, PathBuf};
 use super::jobs::{self, Job};
 use super::paths::Project;
 use super::run::lock;
-use super::RunnerError;
+use super::{sandbox, sandboxed, RunnerError};
 use crate::course::gradebook::{self, Graded};
 use crate::course::scoring;
 use crate::course::submission::{self, Source};
 use crate::course::{feedback, submission::Assembled};
-use crate::engine;
+use crate::engine::{self, BuildDirLock, EngineError};
 use crate::notebook::chapter::{self, Chapter};
 use crate::notebook::io;
-use crate::notebook::ipynb::Notebook;
+use crate::notebook::ipynb::{CellKind, Notebook};
+use crate::runner::execute::CellResults;
 
 /// What to grade, and where the grades go.
 #[derive(Debug, Clone)]
@@ -29,6 +30,9 @@ pub struct Grading {
     pub submissions: Vec<PathBuf>,
     /// Where `grades.csv` and `feedback/` go.
     pub out: PathBuf,
+    /// Whether each submission runs in a sandbox of its own
+    /// ([`super::sandbox`]); without, every submission is trusted.
+    pub sandbox: bool,
 }
 
 /// What grading did.
@@ -109,7 +113,17 @@ pub fn grade(project: &Project, g: &Grading) -> Result<Outcome, RunnerError> {
             }),
         }
     }
-    class.extend(run_and_score(project, &source, &ready)?);
+    let mut warm = source.nb.clone();
+    submission::pin_dep_paths(&mut warm, &source_dir);
+    let how = if g.sandbox {
+        How::Sandboxed {
+            warm_up: warm_up(&warm),
+            seen: what_is_seen(project, g, &source_dir, &warm),
+        }
+    } else {
+        How::Trusted
+    };
+    class.extend(run_and_score(project, &source, &ready, &how)?);
     if engine::interrupted() {
         return Err(RunnerError::Interrupted);
     }
@@ -174,13 +188,86 @@ fn prepare(
     Ok((student, assembled))
 }
 
+/// How the submissions run.
+enum How {
+    /// Each in its own sandbox, over a build folder that the source's
+    /// `:dep` cells (`warm_up`) build first when it is cold.
+    Sandboxed {
+        warm_up: Option<Notebook>,
+        seen: sandboxed::Seen,
+    },
+    /// In this process's engines, trusted.
+    Trusted,
+}
+
+/// The source's code cells up to its last with a `:dep` line (their paths
+/// absolute): what builds the crates every submission uses.
+fn warm_up(source: &Notebook) -> Option<Notebook> {
+    let has_dep = |c: &crate::notebook::ipynb::NotebookCell| {
+        c.kind == CellKind::Code && c.source.lines().any(|l| l.trim_start().starts_with(":dep"))
+    };
+    let last = source.cells.iter().rposition(has_dep)?;
+    let mut nb = source.clone();
+    nb.cells.truncate(last + 1);
+    nb.cells.retain(|c| c.kind == CellKind::Code);
+    Some(nb)
+}
+
+/// The folders of a course checkout that hold the teacher's notebooks, the
+/// reports made from them, the tests' right and wrong answers, and the
+/// history of all three: hidden in a checkout a sandbox is shown, since
+/// they hold every hidden test.
+const TEACHERS_FOLDERS: [&str; 4] = [".git", "notebooks", "reports", "cli/tests"];
+
+/// What every sandbox sees read-only (the crates the source's `:dep` lines
+/// name, the toolchain), and what none sees even there: the source notebook
+/// and its folder (a crate inside it is still shown), each
+/// submission, the output folder, the teacher's folders of the project and
+/// of each crate shown ([`TEACHERS_FOLDERS`]), cargo's credentials, and the
+/// system's files that are not for everyone to read.
+fn what_is_seen(
+    project: &Project,
+    g: &Grading,
+    source_dir: &Path,
+    source: &Notebook,
+) -> sandboxed::Seen {
+    // The teacher's `:dep` lines only: a submission's solution cell could
+    // name any folder in one.
+    let crates = sandboxed::dep_paths(source);
+    let teachers: Vec<PathBuf> = std::iter::once(&project.root)
+        .chain(&crates)
+        .flat_map(|root| TEACHERS_FOLDERS.map(|f| root.join(f)))
+        .chain(std::iter::once(project.reports.clone()))
+        .collect();
+    let read_only: Vec<PathBuf> = crates
+        .into_iter()
+        .chain(sandboxed::environment_paths())
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    let cargo = sandboxed::cargo_home();
+    let credentials = [cargo.join("credentials.toml"), cargo.join("credentials")];
+    let mut hidden: Vec<PathBuf> = std::iter::once(&g.source)
+        .chain(&g.submissions)
+        .chain(std::iter::once(&g.out))
+        .chain(&teachers)
+        .chain(&credentials)
+        .filter_map(|p| p.canonicalize().ok())
+        .chain(sandbox::private_system_files())
+        .collect();
+    // A crate inside it is still shown: the deeper rule wins.
+    hidden.push(source_dir.to_path_buf());
+    hidden.sort();
+    hidden.dedup();
+    sandboxed::Seen { read_only, hidden }
+}
+
 /// Runs the ready submissions, up to `project.jobs` at once, each past its
-/// failing cells, with a temporary folder as the working directory; and
-/// scores them.
+/// failing cells, in a working folder of its own; and scores them.
 fn run_and_score(
     project: &Project,
     source: &Source,
     ready: &[Ready],
+    how: &How,
 ) -> Result<Vec<Graded>, RunnerError> {
     if ready.is_empty() {
         return Ok(Vec::new());
@@ -193,33 +280,21 @@ fn run_and_score(
             path: std::env::temp_dir(),
             source: e,
         })?;
-    // A cold build folder is built by the first submission alone: more
-    // engines would each build z3 and polars at the same time.
-    let mut at_once = project.clone();
-    if held.cold || !engine::has_built_crate(&held.dir) {
-        at_once.jobs = 1;
-    }
-    let jobs_list: Vec<Job<'_>> = ready
-        .iter()
-        .enumerate()
-        .map(|(index, r)| Job {
-            index,
-            label: &r.label,
-            nb: &r.assembled.nb,
-        })
-        .collect();
-    let mut ran: BTreeMap<usize, _> =
-        jobs::execute_at_once(&at_once, &held.dir, folder.path(), &jobs_list, true)?
-            .into_iter()
-            .collect();
+    let mut ran = match how {
+        How::Trusted => run_trusted(project, &held, folder.path(), ready)?,
+        How::Sandboxed { warm_up, seen } => {
+            run_sandboxed(project, &held, folder.path(), ready, warm_up.as_ref(), seen)?
+        }
+    };
     let mut class = Vec::new();
     for (i, r) in ready.iter().enumerate() {
         let marks = match ran.remove(&i) {
-            Some(Ok((cells, _took))) => Ok(scoring::score(&source.exercises, &cells)),
-            Some(Err(e)) => Err(e.to_string()),
+            Some(Ok(cells)) => Ok(scoring::score(&source.exercises, &cells)),
+            Some(Err(why)) => Err(why),
             None if engine::interrupted() => return Err(RunnerError::Interrupted),
             None => Err("it did not run, because an earlier engine failed".to_string()),
         };
+
         class.push(Graded {
             student: r.student.clone(),
             file: r.file.clone(),
@@ -239,6 +314,99 @@ fn run_and_score(
         });
     }
     Ok(class)
+}
+
+/// Each submission's cells, or why it has none, by index: run in this
+/// process's engines, trusted.
+fn run_trusted(
+    project: &Project,
+    held: &BuildDirLock,
+    folder: &Path,
+    ready: &[Ready],
+) -> Result<BTreeMap<usize, Result<CellResults, String>>, RunnerError> {
+    // A cold build folder is built by the first submission alone: more
+    // engines would each build z3 and polars at the same time.
+    let mut at_once = project.clone();
+    if held.cold || !engine::has_built_crate(&held.dir) {
+        at_once.jobs = 1;
+    }
+    let jobs_list: Vec<Job<'_>> = ready
+        .iter()
+        .enumerate()
+        .map(|(index, r)| Job {
+            index,
+            label: &r.label,
+            nb: &r.assembled.nb,
+        })
+        .collect();
+    Ok(
+        jobs::execute_at_once(&at_once, &held.dir, folder, &jobs_list, true)?
+            .into_iter()
+            .map(|(i, ran)| {
+                (
+                    i,
+                    ran.map(|(cells, _took)| cells).map_err(|e| e.to_string()),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// Each submission's cells, or why it has none, by index: each run in a
+/// sandbox of its own, over the build folder, in which `warm_up` (the
+/// teacher's `:dep` cells, trusted) runs first to build what they need.
+fn run_sandboxed(
+    project: &Project,
+    held: &BuildDirLock,
+    folder: &Path,
+    ready: &[Ready],
+    warm_up: Option<&Notebook>,
+    seen: &sandboxed::Seen,
+) -> Result<BTreeMap<usize, Result<CellResults, String>>, RunnerError> {
+    sandbox::check_available(&folder.join("trial"))?;
+    let needs_crate = ready.iter().any(|r| r.assembled.nb.depends_on_crate());
+    // Always: a folder built for another notebook may lack this one's
+    // features, and each sandbox would build them again in its own view.
+    if let Some(nb) = warm_up {
+        if held.cold || !engine::has_built_crate(&held.dir) {
+            eprintln!(
+                "note: building the crates the notebook's :dep cells name in {}, once, before any submission runs",
+                held.dir.display()
+            );
+        }
+        let mut one = project.clone();
+        one.jobs = 1;
+        let job = Job {
+            index: 0,
+            label: "the source's :dep cells",
+            nb,
+        };
+        for (_, ran) in jobs::execute_at_once(&one, &held.dir, folder, &[job], false)? {
+            ran?;
+        }
+        if engine::interrupted() {
+            return Err(RunnerError::Interrupted);
+        }
+    }
+    engine::pin_versions(&project.root, &held.dir, needs_crate)?;
+    let jobs_list: Vec<sandboxed::Job<'_>> = ready
+        .iter()
+        .enumerate()
+        .map(|(index, r)| sandboxed::Job {
+            index,
+            label: &r.label,
+            nb: &r.assembled.nb,
+        })
+        .collect();
+    let base = held.dir.canonicalize().map_err(|source| EngineError::Io {
+        path: held.dir.clone(),
+        source,
+    })?;
+    let ran = sandboxed::run_all(project, &base, folder, &jobs_list, seen);
+    if engine::interrupted() {
+        return Err(RunnerError::Interrupted);
+    }
+    Ok(ran.into_iter().collect())
 }
 
 /// Each exercise's solution cell in the graded notebook, as the student

@@ -7,7 +7,8 @@
 //! they are shown), [`progress`] (bars and timing lines), [`run`] (one
 //! notebook on this thread: `run`), [`report`] (`report` and `check`: plan,
 //! check, update, index, summary), [`jobs`] (`-j`, one engine per job) and
-//! [`grade`] (`grade`: submissions run past their failures, then scored), with
+//! [`grade`] (`grade`: submissions run past their failures, then scored),
+//! [`sandbox`] (a submission's sandbox) and [`sandboxed`] (runs in them), with
 //! [`release`] (`exercises release`) and [`solve`] (`solve`'s answers).
 
 use std::path::PathBuf;
@@ -26,6 +27,8 @@ mod progress;
 pub mod release;
 mod report;
 mod run;
+mod sandbox;
+mod sandboxed;
 pub mod solve;
 
 pub use grade::{grade, Grading, Outcome};
@@ -33,6 +36,8 @@ pub use paths::Project;
 pub use progress::{parse_timing_line, timing_line};
 pub use report::report;
 pub use run::run;
+pub use sandbox::SandboxError;
+pub use sandboxed::run_job;
 
 /// A runner failure (exit code 2): bad input, a failing cell, a busy build folder.
 #[derive(Debug, Error)]
@@ -68,6 +73,9 @@ pub enum RunnerError {
         /// What is wrong.
         source: ExerciseError,
     },
+    /// Submissions cannot be sandboxed here.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
     /// The source notebook has nothing to grade.
     #[error("{0} has no exercise with a test cell (nbgrader metadata with \"grade\": true and points), so there is nothing to grade; pass the teacher's notebook as --source")]
     NoExercises(PathBuf),

@@ -111,15 +111,38 @@ impl Kind {
     }
 }
 
-/// Every file under `dir`, with its bytes.
+/// A fixture project with the exercise released, and an empty folder for
+/// the class's submissions.
+fn class_fixture() -> (Fixture, String, std::path::PathBuf) {
+    let f = Fixture::new(&[NOTEBOOK]);
+    let released = release_fixture(&f);
+    let class = f.root().join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    (f, released, class)
+}
+
+/// Every file under `dir`, in its folders too, with its bytes.
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let p = e.unwrap().path();
-            (p.display().to_string(), std::fs::read(&p).unwrap())
-        })
-        .collect()
+    fn walk(dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if let Ok(bytes) = std::fs::read(&p) {
+                out.insert(p.display().to_string(), bytes);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, &mut out);
+    out
+}
+
+/// Whether a file named `name` is anywhere under `dir`.
+fn found(dir: &Path, name: &str) -> bool {
+    files(dir)
+        .keys()
+        .any(|p| Path::new(p).file_name().is_some_and(|n| n == name))
 }
 
 /// HTML text with the escapes the pages use undone.
@@ -134,11 +157,7 @@ fn unescaped(html: &str) -> String {
 #[test]
 fn a_class_with_every_kind_of_submission_is_graded_and_its_csv_checked_row_by_row() {
     let _g = lock();
-    let f = Fixture::new(&[NOTEBOOK]);
-    let released = release_fixture(&f);
-
-    let class = f.root().join("class");
-    std::fs::create_dir_all(&class).unwrap();
+    let (f, released, class) = class_fixture();
     let mut expected = Vec::new();
     // One student of each kind: more of a kind would repeat the same run.
     for (k, kind) in (1..).zip(KINDS) {
@@ -447,17 +466,14 @@ fn ctrl_c_stops_grading_and_writes_nothing_and_a_submission_runs_in_a_folder_of_
     use std::os::unix::process::CommandExt;
     use std::process::Stdio;
     let _g = lock();
-    let f = Fixture::new(&[NOTEBOOK]);
-    let released = release_fixture(&f);
-    let class = f.root().join("class");
-    std::fs::create_dir_all(&class).unwrap();
-    // The answer writes a file where it runs, says it started, and never ends.
-    let started = f.root().join("started");
-    let body = format!(
-        "std::fs::write(\"stray.txt\", \"\").unwrap();\nstd::fs::write({:?}, \"\").unwrap();\nloop {{}}",
-        started.display().to_string()
-    );
-    std::fs::write(class.join("stuck.ipynb"), answered(&released, &body)).unwrap();
+    let (f, released, class) = class_fixture();
+    // The answer writes a file where it runs, and never ends. It runs in a
+    // sandbox, which shows it its working folder alone: the file appears
+    // there, in the grader's temporary folder, which this test gives.
+    let tmp = f.root().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let body = "std::fs::write(\"stray.txt\", \"\").unwrap();\nloop {}";
+    std::fs::write(class.join("stuck.ipynb"), answered(&released, body)).unwrap();
     let before = files(&class);
     let child = f
         .cmd(&[
@@ -469,18 +485,19 @@ fn ctrl_c_stops_grading_and_writes_nothing_and_a_submission_runs_in_a_folder_of_
             "graded",
         ])
         .current_dir(f.root())
+        .env("TMPDIR", &tmp)
         .process_group(0)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     for _ in 0..1200 {
-        if started.exists() {
+        if found(&tmp, "stray.txt") {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(500));
     }
-    assert!(started.exists(), "the submission never started");
+    assert!(found(&tmp, "stray.txt"), "the submission never started");
     let sent = std::process::Command::new("kill")
         .args(["-s", "INT", "--", &format!("-{}", child.id())])
         .status()
@@ -498,8 +515,226 @@ fn ctrl_c_stops_grading_and_writes_nothing_and_a_submission_runs_in_a_folder_of_
         "nothing is written after Ctrl-C"
     );
     // The submission's relative write landed in its temporary folder, not
-    // beside it, the source or where grade was started.
+    // beside it, the source or where grade was started; and the folder is
+    // gone with the run.
     assert_eq!(files(&class), before);
     assert!(!f.root().join("stray.txt").exists());
     assert!(!f.root().join("notebooks/stray.txt").exists());
+    assert!(!found(&tmp, "stray.txt"));
+}
+
+/// A right answer to t-1 that first does `attack`.
+fn attacking(released: &str, attack: &str) -> String {
+    answered(
+        released,
+        &format!("{attack}\nvec![v[0].ge(1), v[1].le(3), v[0].lt(&v[1])]"),
+    )
+}
+
+#[test]
+fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_feedback() {
+    let _g = lock();
+    let (f, released, class) = class_fixture();
+    let grades = f.root().join("graded/grades.csv");
+    let source = f.notebook(NOTEBOOK);
+    // The build folder every run of this machine uses.
+    let build = std::path::PathBuf::from(std::env::var_os("EVCXR_TMPDIR").expect(
+        "the suite runs with EVCXR_TMPDIR set (.ci/run sets it), so that its planted file is looked for where it would land",
+    ));
+    // The build folder's cargo config (puzzlebook writes one): a1 rewrites
+    // it with a rustc wrapper that fails every later compile.
+    let planted = build.join(".cargo/config.toml");
+    let config_before = std::fs::read(&planted).ok();
+    let attacks = [
+        // A rustc wrapper planted where evcxr's cargo reads its config:
+        // every later compile in the build folder fails.
+        // It says whether the write went through, so that the test knows
+        // the attack ran: in its sandbox it lands in its own view.
+        (
+            "a1-plants",
+            format!(
+                "let d = {build:?};\nlet _ = std::fs::create_dir_all(format!(\"{{d}}/.cargo\"));\nlet planted = std::fs::write(format!(\"{{d}}/.cargo/config.toml\"), \"[build]\\nrustc-wrapper = \\\"/bin/false\\\"\\n\");\nprintln!(\"planted: {{planted:?}}\");",
+                build = build.display().to_string()
+            ),
+        ),
+        // A process in a session of its own that rewrites the grades once
+        // the grader is done, and one that holds the cell's pipes.
+        (
+            "a2-survives",
+            format!(
+                "let _ = std::process::Command::new(\"setsid\").args([\"sh\", \"-c\", \"sleep 4; echo forged > {}\"]).spawn();\nlet _ = std::process::Command::new(\"sleep\").arg(\"4321\").spawn();",
+                grades.display()
+            ),
+        ),
+        // The teacher's notebook, found from the grader's command line or
+        // known, and the course checkout's notebooks and reports, which
+        // hold every chapter's hidden tests, printed onto the page.
+        (
+            "a3-reads",
+            format!(
+                "for e in std::fs::read_dir(\"/proc\").unwrap().flatten() {{\n    let args: Vec<String> = std::fs::read(e.path().join(\"cmdline\")).unwrap_or_default().split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();\n    if let Some(i) = args.iter().position(|a| a == \"--source\") {{\n        let cwd = std::fs::read_link(e.path().join(\"cwd\")).unwrap_or_default();\n        println!(\"{{}}\", std::fs::read_to_string(cwd.join(&args[i + 1])).unwrap_or_default());\n    }}\n}}\nfor p in [{:?}, {:?}, {:?}] {{\n    println!(\"{{p}}: {{}}\", std::fs::read_to_string(p).unwrap_or_default());\n}}",
+                source.display().to_string(),
+                root_dir().join("notebooks/02-calculator-the-game.ipynb").display().to_string(),
+                root_dir().join("reports/02-calculator-the-game.org").display().to_string(),
+            ),
+        ),
+        // A wrong answer that forges its results: a right run's, written to
+        // every descriptor of every other process it sees (bubblewrap's
+        // reaper held the results' pipe), and then every other process
+        // killed, the grader and the run that would write the true results.
+        (
+            "a4-forges",
+            "let forged = r#\"{\"cells\":[{\"outputs\":[]},{\"outputs\":[]},{\"outputs\":[]},{\"outputs\":[]}]}\"#;\nlet me = std::process::id().to_string();\nlet others: Vec<String> = std::fs::read_dir(\"/proc\").unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.parse::<u32>().is_ok() && *n != me).collect();\nfor pid in &others {\n    for fd in 0..64 {\n        if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(format!(\"/proc/{pid}/fd/{fd}\")) {\n            let _ = std::io::Write::write_all(&mut f, forged.as_bytes());\n            println!(\"wrote to {pid}/{fd}\");\n        }\n    }\n}\nfor pid in &others {\n    let _ = std::process::Command::new(\"kill\").args([\"-9\", pid]).status();\n}\nreturn vec![v[0].lt(&v[1])];".to_string(),
+        ),
+    ];
+    let mut submissions = Vec::new();
+    for (student, attack) in &attacks {
+        let path = class.join(format!("{student}.ipynb"));
+        std::fs::write(&path, attacking(&released, attack)).unwrap();
+        submissions.push(path);
+    }
+    for student in ["h1-honest", "h2-honest"] {
+        let path = class.join(format!("{student}.ipynb"));
+        std::fs::write(
+            &path,
+            answered(&released, "vec![v[1].gt(&v[0]), v[0].gt(0), v[1].lt(4)]"),
+        )
+        .unwrap();
+        submissions.push(path);
+    }
+    let mut c = f.cmd(&[
+        "grade",
+        "--source",
+        "notebooks/exercise.ipynb",
+        "--out",
+        "graded",
+        "-j",
+        "2",
+    ]);
+    c.args(&submissions).current_dir(f.root());
+    let o = run(&mut c);
+    let config_after = std::fs::read(&planted).ok();
+    // Never leave the machine's build folder broken for later tests.
+    if config_after != config_before {
+        match &config_before {
+            Some(bytes) => std::fs::write(&planted, bytes).unwrap(),
+            None => std::fs::remove_file(&planted).unwrap(),
+        }
+    }
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    // a4 ended its own run, so it is not graded: exit code 1, not a crash,
+    // and every other submission graded.
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert_eq!(
+        config_after,
+        config_before,
+        "a1 planted {} for every later run",
+        planted.display()
+    );
+    let csv = std::fs::read_to_string(&grades).unwrap();
+    assert_eq!(
+        csv,
+        "student_id,notebook,exercise,score,max_score,status\n\
+         a1-plants,exercise,t-1,2,2,right\n\
+         a2-survives,exercise,t-1,2,2,right\n\
+         a3-reads,exercise,t-1,2,2,right\n\
+         a4-forges,exercise,t-1,,2,not graded\n\
+         h1-honest,exercise,t-1,2,2,right\n\
+         h2-honest,exercise,t-1,2,2,right\n",
+        "{err}"
+    );
+    let page = |s: &str| {
+        unescaped(
+            &std::fs::read_to_string(f.root().join(format!("graded/feedback/{s}.html"))).unwrap(),
+        )
+    };
+    // a1's write went through, to its own view.
+    assert!(
+        page("a1-plants").contains("planted: Ok(())"),
+        "{}",
+        page("a1-plants")
+    );
+    // The hidden tests' text (their rules) is on no page.
+    assert!(
+        !page("a3-reads").contains("grade::rule("),
+        "{}",
+        page("a3-reads")
+    );
+    // a4's forged results reached nobody: its run ended without results,
+    // and its page says so. (Its answer, x < y unbounded, is wrong.)
+    let a4 = page("a4-forges");
+    assert!(a4.contains("without results"), "{a4}");
+    // Nothing of a2's outlives the run: the grades stay as written, and no
+    // `sleep 4321` is left.
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    assert_eq!(std::fs::read_to_string(&grades).unwrap(), csv);
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", "sleep 4321"])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "left running: {}",
+        text(&left.stdout)
+    );
+}
+
+#[test]
+fn without_a_sandbox_grade_says_so_on_every_run() {
+    let f = Fixture::new(&[NOTEBOOK]);
+    // The source is read first; a source without exercises stops before any
+    // run, so no engine is needed to see the warning.
+    let o = run(f
+        .cmd(&[
+            "grade",
+            "x.ipynb",
+            "--source",
+            "notebooks/missing.ipynb",
+            "--no-sandbox",
+        ])
+        .current_dir(f.root()));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("warning: grading without a sandbox (--no-sandbox)"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn without_bubblewrap_grade_refuses_and_names_the_way_out() {
+    let f = Fixture::new(&[NOTEBOOK]);
+    let released = release_fixture(&f);
+    std::fs::write(f.root().join("alice.ipynb"), answered(&released, "vec![]")).unwrap();
+    // A PATH with every tool the sandbox needs but bubblewrap.
+    let bin = f.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for tool in ["prlimit", "unshare", "sh", "mount"] {
+        let found = ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]
+            .iter()
+            .map(|d| Path::new(d).join(tool))
+            .find(|p| p.exists())
+            .unwrap_or_else(|| panic!("no {tool}"));
+        std::os::unix::fs::symlink(found, bin.join(tool)).unwrap();
+    }
+    let o = run(f
+        .cmd(&[
+            "grade",
+            "alice.ipynb",
+            "--source",
+            "notebooks/exercise.ipynb",
+        ])
+        .current_dir(f.root())
+        .env("PATH", &bin));
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot start a sandbox for the submissions"),
+        "{err}"
+    );
+    assert!(
+        err.contains("apt install bubblewrap") && err.contains("--no-sandbox"),
+        "{err}"
+    );
+    assert!(!f.root().join("grades").exists(), "nothing is written");
 }
