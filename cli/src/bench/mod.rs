@@ -125,7 +125,8 @@ pub enum Group {
     Report,
     /// A notebook cell that calls the crate, as evcxr runs it.
     Cells,
-    /// `grade` on one submission and on a class of 30.
+    /// `grade` on one submission, with and without its sandbox, and on a
+    /// class (30 unless `--class` says).
     Grade,
 }
 
@@ -213,6 +214,8 @@ pub struct Options {
     pub repeat: usize,
     /// Every how many multisets the 24 group takes (1: all 1820).
     pub stride: usize,
+    /// How many submissions the grade group's class has.
+    pub class: usize,
     /// The `puzzlebook` binary, for the report group.
     pub binary: PathBuf,
     /// The puzzlebook checkout, for the report group.
@@ -237,7 +240,7 @@ pub fn run(
             Group::SumProduct => solvers::sum_product(repeat, &[9, 100, 1000])?,
             Group::Cells => runner::cells(&options.binary, &options.root, repeat)?,
             Group::Report => runner::report(&options.binary, &options.root, repeat)?,
-            Group::Grade => runner::grade(&options.binary, &options.root, 30)?,
+            Group::Grade => runner::grade(&options.binary, &options.root, options.class)?,
         });
     }
     Ok(rows)

@@ -288,8 +288,9 @@ pub fn cells(binary: &Path, root: &Path, cells: usize) -> Result<Vec<Measurement
 pub const GRADED_CHAPTER: &str = "02-calculator-the-game.ipynb";
 
 /// The grade group: `grade` on one submission (after an uncounted run that
-/// warms the build), against a class of `class` submissions with one at a
-/// time and two at once (`-j 1`, `-j 2`); the ratio is per submission. Each
+/// warms the build), in its sandbox and with `--no-sandbox`, against a class
+/// of `class` submissions with one at a time and two at once (`-j 1`,
+/// `-j 2`); the ratio is per submission. Each
 /// submission is a copy of the teacher's notebook, so every one must get
 /// every point, which each run checks in its `grades.csv`.
 pub fn grade(binary: &Path, root: &Path, class: usize) -> Result<Vec<Measurement>, BenchError> {
@@ -309,9 +310,12 @@ pub fn grade(binary: &Path, root: &Path, class: usize) -> Result<Vec<Measurement
         students.push(path.to_string_lossy().into_owned());
     }
     let out = copy.path().join("graded");
-    let grade = |n: usize, jobs: usize| -> Result<String, BenchError> {
+    let grade = |n: usize, jobs: usize, sandboxed: bool| -> Result<String, BenchError> {
         let (out_s, source_s) = (out.to_string_lossy(), source.to_string_lossy());
         let mut args = vec!["--source", &source_s, "--out", &out_s];
+        if !sandboxed {
+            args.push("--no-sandbox");
+        }
         let jobs = jobs.to_string();
         args.extend(["-j", &jobs]);
         args.extend(students[..n].iter().map(String::as_str));
@@ -332,14 +336,15 @@ pub fn grade(binary: &Path, root: &Path, class: usize) -> Result<Vec<Measurement
     let group = format!("grade {GRADED_CHAPTER}, per submission");
     // Uncounted: warms the build, and gives a second engine its build
     // folder (a copy of the first, made once).
-    grade(2, 2)?;
+    grade(2, 2, true)?;
     let mut rows = Vec::new();
-    for (n, jobs, case) in [
-        (1, 1, "one submission, warm evcxr build".to_string()),
-        (class, 1, format!("a class of {class}, -j 1")),
-        (class, 2, format!("a class of {class}, -j 2")),
+    for (n, jobs, sandboxed, case) in [
+        (1, 1, true, "one submission, warm evcxr build".to_string()),
+        (1, 1, false, "one submission, --no-sandbox".to_string()),
+        (class, 1, true, format!("a class of {class}, -j 1")),
+        (class, 2, true, format!("a class of {class}, -j 2")),
     ] {
-        let (results, total, cpu, _) = measure(0..1, |_| grade(n, jobs))?;
+        let (results, total, cpu, _) = measure(0..1, |_| grade(n, jobs, sandboxed))?;
         rows.push(Measurement {
             group: group.clone(),
             case,

@@ -20,6 +20,9 @@ pub struct BenchArgs {
     /// Take every N-th of the 1820 multisets in the 24 group (1: all).
     #[arg(long, default_value_t = 1)]
     stride: usize,
+    /// Submissions in the grade group's class.
+    #[arg(long, default_value_t = 30)]
+    class: usize,
     /// The puzzlebook checkout, for the report group.
     #[arg(long, default_value = ".")]
     root: PathBuf,
@@ -35,6 +38,7 @@ pub fn execute(a: BenchArgs) -> anyhow::Result<Exit> {
         groups,
         repeat: a.repeat,
         stride: a.stride,
+        class: a.class.max(1),
         binary: std::env::current_exe().context("finding this binary's path")?,
         root: a.root,
     };
