@@ -28,7 +28,7 @@ use std::fmt;
 
 use z3::ast::{Ast, Bool, Dynamic, Int};
 use z3::AstKind;
-use z3::{Params, SatResult, Solver};
+use z3::{FuncDecl, Params, SatResult, Solver};
 
 use crate::z3util::{self, SolveError};
 
@@ -396,9 +396,7 @@ fn nowhere(constraints: &[Bool], vars: &[Int]) -> Bool {
 ///
 /// Not seen, so not projected: a constant only inside a quantifier's body
 /// (the z3 crate gives no way into it), and an uninterpreted function of
-/// arguments. A constant is told from `true` and `false` by value, not by
-/// Z3's declaration kind, whose numbering z3-sys takes from Z3 5.3 and up:
-/// on Z3 4.8.12 it reads as no kind at all.
+/// arguments.
 fn own_variables(constraints: &[Bool], vars: &[Int]) -> Vec<Dynamic> {
     let interface: HashSet<Dynamic> = vars.iter().map(|v| Dynamic::from_ast(v)).collect();
     let mut seen: HashSet<Dynamic> = HashSet::new();
@@ -410,8 +408,7 @@ fn own_variables(constraints: &[Bool], vars: &[Int]) -> Vec<Dynamic> {
         }
         let children = term.children();
         if children.is_empty() {
-            let literal = term.as_bool().is_some_and(|b| b.as_bool().is_some());
-            if !literal && !interface.contains(&term) {
+            if !interface.contains(&term) && is_uninterpreted(&term) {
                 own.push(term);
             }
         } else {
@@ -420,6 +417,15 @@ fn own_variables(constraints: &[Bool], vars: &[Int]) -> Vec<Dynamic> {
     }
     own.sort_by_key(|v| v.to_string());
     own
+}
+
+/// Whether a constant is a variable, not one of Z3's own (`true`, `pi`, a
+/// rounding mode): it is what declaring its name and sort afresh gives.
+/// Not by Z3's declaration kind, whose numbering z3-sys takes from Z3 5.3
+/// and up: on Z3 4.8.12 it reads as no kind at all.
+fn is_uninterpreted(constant: &Dynamic) -> bool {
+    let declared = FuncDecl::new(constant.decl().name(), &[], &constant.get_sort());
+    declared.apply(&[]) == *constant
 }
 
 fn reason(e: &SolveError) -> String {
@@ -759,6 +765,36 @@ mod tests {
         );
         let names: Vec<String> = found.iter().map(|v| v.to_string()).collect();
         assert_eq!(names, ["h", "k", "p"]);
+    }
+
+    #[test]
+    fn z3_s_own_constants_are_not_taken_for_variables() {
+        // `pi` and the rounding mode `RNE` are constants of no arguments
+        // too; quantifying over them is an error in Z3 (it panicked here).
+        let x = Int::new_const("x");
+        let answer = crate::smtlib::read(
+            "(declare-const x Int)(declare-const h Int)\
+             (assert (= (+ x h) (to_int pi)))(assert (= RNE RNE))(assert true)",
+        )
+        .expect("Z3 reads it");
+        let names: Vec<String> = own_variables(&answer, std::slice::from_ref(&x))
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
+        assert_eq!(names, ["h"]);
+        // Quantified over `h` alone, it is built (taken for a variable, `pi`
+        // made it panic). Whether it holds is transcendental: Z3 4.8.12 says
+        // unknown, so the meaning is checked on the rounding mode alone.
+        nowhere(&answer, std::slice::from_ref(&x));
+        let answer = crate::smtlib::read(
+            "(declare-const x Int)(declare-const h Int)\
+             (assert (= (+ x h) 3))(assert (= RNE RNE))",
+        )
+        .expect("Z3 reads it");
+        // x = 3 - h for some h: every x.
+        let everywhere = Solver::new();
+        everywhere.assert(nowhere(&answer, std::slice::from_ref(&x)));
+        assert_eq!(everywhere.check(), SatResult::Unsat);
     }
 
     #[test]

@@ -114,8 +114,13 @@ pub fn read(text: &str) -> Result<Vec<Bool>, SmtlibError> {
                 })
             }
         };
-        if !declared.insert(name.clone()) {
-            return Err(SmtlibError::Redeclared { name: name.clone() });
+        // `|x|` and `x` are one symbol to Z3.
+        let bare = name
+            .strip_prefix('|')
+            .and_then(|n| n.strip_suffix('|'))
+            .unwrap_or(name);
+        if !declared.insert(bare.to_string()) {
+            return Err(SmtlibError::Redeclared { name: bare.into() });
         }
     }
     let ctx = Context::thread_local();
@@ -237,7 +242,10 @@ fn top_level_forms(text: &str) -> Result<Vec<Vec<String>>, SmtlibError> {
                     }
                 }
             }
-            c if c.is_ascii_whitespace() => {
+            // Z3's white space, and no more: a byte Z3 refuses ends its
+            // reading of the form there, and what follows would be read by
+            // its error recovery as a command of its own (form feed did).
+            b' ' | b'\t' | b'\n' | b'\r' => {
                 i += 1;
                 continue;
             }
@@ -369,6 +377,31 @@ mod tests {
             read("(declare-const x Int)(declare-fun x () Int)"),
             Err(SmtlibError::Redeclared { name: "x".into() })
         );
+        assert_eq!(
+            read("(declare-const x Int)(declare-const |x| Bool)"),
+            Err(SmtlibError::Redeclared { name: "x".into() })
+        );
+    }
+
+    #[test]
+    fn only_z3_s_white_space_separates() {
+        // A form feed is white space to Rust's `is_ascii_whitespace` and not
+        // to Z3, whose error recovery would then run the `set-option`.
+        assert_eq!(
+            read("(assert (not true)\x0c(set-option :memory_max_size 1))"),
+            Err(SmtlibError::Syntax {
+                what: "'\\u{c}' at byte 18".into()
+            })
+        );
+        assert_eq!(
+            read("(assert\x0b(= 1 1))"),
+            Err(SmtlibError::Syntax {
+                what: "'\\u{b}' at byte 7".into()
+            })
+        );
+        // What is taken, Z3 takes too: it reads these without an error.
+        let crlf = read("(declare-const x Int)\r\n(assert\t(= x\r1))\r\n").unwrap();
+        assert_eq!(crlf.len(), 1);
     }
 
     #[test]
