@@ -239,10 +239,12 @@ fn what_is_seen(
         .flat_map(|root| TEACHERS_FOLDERS.map(|f| root.join(f)))
         .chain(std::iter::once(project.reports.clone()))
         .collect();
+    // Never the whole machine, whatever a variable names.
     let read_only: Vec<PathBuf> = crates
         .into_iter()
         .chain(sandboxed::environment_paths())
         .filter_map(|p| p.canonicalize().ok())
+        .filter(|p| p.parent().is_some())
         .collect();
     let cargo = sandboxed::cargo_home();
     let credentials = [cargo.join("credentials.toml"), cargo.join("credentials")];
@@ -254,8 +256,12 @@ fn what_is_seen(
         .filter_map(|p| p.canonicalize().ok())
         .chain(sandbox::private_system_files())
         .collect();
-    // A crate inside it is still shown: the deeper rule wins.
-    hidden.push(source_dir.to_path_buf());
+    // A crate inside it is still shown, the deeper rule winning; a crate
+    // that is the folder itself would be hidden whole, so then only the
+    // source is.
+    if !read_only.iter().any(|p| p == source_dir) {
+        hidden.push(source_dir.to_path_buf());
+    }
     hidden.sort();
     hidden.dedup();
     sandboxed::Seen { read_only, hidden }

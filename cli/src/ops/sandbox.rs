@@ -55,8 +55,9 @@ pub struct Sandbox {
     /// Folders and files seen read-only at their own paths: the toolchain,
     /// the crates the notebook's `:dep` lines name, this program.
     pub read_only: Vec<PathBuf>,
-    /// Folders and files seen empty even where a folder above them is
-    /// shown: the source notebook, the submissions, the output folder, the
+    /// Folders and files seen empty and read-only even where a folder
+    /// above them is shown (a shown path inside a hidden folder is still
+    /// seen): the source notebook, the submissions, the output folder, the
     /// teacher's folders. What nothing shows is not seen anyway.
     pub hidden: Vec<PathBuf>,
     /// The one folder it writes that the grader reads, at its own path; the
@@ -126,7 +127,6 @@ impl Sandbox {
             std::fs::create_dir_all(self.private.join(format!("upper-{k}")))?;
             std::fs::create_dir_all(self.private.join(format!("work-{k}")))?;
         }
-        std::fs::create_dir_all(self.private.join("empty"))?;
         std::fs::write(self.private.join("empty-file"), "")?;
         std::fs::create_dir_all(self.job.join("work"))?;
         std::fs::create_dir_all(self.job.join("home"))
@@ -166,8 +166,9 @@ impl Sandbox {
             "--tmpfs".as_ref(),
             "/tmp".as_ref(),
         ]);
-        let (empty, empty_file) = (self.private.join("empty"), self.private.join("empty-file"));
-        for (path, rule) in self.plan() {
+        let empty_file = self.private.join("empty-file");
+        let plan = self.plan();
+        for &(path, rule) in &plan {
             match rule {
                 Rule::Show { writable: true } => {
                     push(&["--bind".as_ref(), path.as_os_str(), path.as_os_str()])
@@ -176,9 +177,14 @@ impl Sandbox {
                     push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()])
                 }
                 Rule::Show { writable: false } => {}
-                Rule::Hide if path.is_dir() => {
-                    push(&["--ro-bind".as_ref(), empty.as_os_str(), path.as_os_str()])
-                }
+                // An empty folder in memory, in which a deeper shown path
+                // can still be mounted; made read-only below.
+                Rule::Hide if path.is_dir() => push(&[
+                    "--size".as_ref(),
+                    "1048576".as_ref(),
+                    "--tmpfs".as_ref(),
+                    path.as_os_str(),
+                ]),
                 Rule::Hide if path.exists() => push(&[
                     "--ro-bind".as_ref(),
                     empty_file.as_os_str(),
@@ -189,6 +195,11 @@ impl Sandbox {
         }
         // Nothing but the mounts above can be written: not the empty root
         // bubblewrap starts from, nor `/dev`, both of which live in memory.
+        for &(path, rule) in &plan {
+            if rule == Rule::Hide && path.is_dir() {
+                push(&["--remount-ro".as_ref(), path.as_os_str()]);
+            }
+        }
         push(&[
             "--remount-ro".as_ref(),
             "/dev".as_ref(),
@@ -261,7 +272,7 @@ impl Sandbox {
 enum Rule {
     /// Seen at its own path.
     Show { writable: bool },
-    /// Seen as an empty folder or file.
+    /// Seen as an empty read-only folder or file.
     Hide,
 }
 
@@ -403,21 +414,23 @@ mod tests {
                 .unwrap_or_else(|| panic!("{needle:?} in {w:?}"))
         };
         let p = |p: &Path| p.display().to_string();
-        let empty = p(&s.private.join("empty"));
         // `/` is shown, the course inside it hidden after it; the library
         // is both shown and hidden: hiding wins; the library's `src`,
-        // deeper, is shown over it.
+        // deeper, is shown over it; the hidden folders are made read-only
+        // after every mount inside them.
         let show_root = at(&["--ro-bind", "/", "/"]);
-        let hide_course = at(&["--ro-bind", &empty, &p(&course)]);
+        let hide_course = at(&["--tmpfs", &p(&course)]);
         let show_lib = at(&["--ro-bind", &p(&lib), &p(&lib)]);
-        let hide_lib = at(&["--ro-bind", &empty, &p(&lib)]);
+        let hide_lib = at(&["--tmpfs", &p(&lib)]);
         let show_src = at(&["--ro-bind", &p(&inside_lib), &p(&inside_lib)]);
+        let lib_read_only = at(&["--remount-ro", &p(&lib)]);
         assert!(show_root < hide_course && hide_course < show_lib, "{w:?}");
         assert!(show_lib < hide_lib && hide_lib < show_src, "{w:?}");
+        assert!(show_src < lib_read_only, "{w:?}");
         // Inside a hidden folder, a hidden file needs no mount of its own.
         assert!(!w.contains(&p(&source)), "{w:?}");
         assert!(!w.contains(&p(&notebooks)), "{w:?}");
-        at(&["--ro-bind", &empty, &p(&out)]);
+        at(&["--tmpfs", &p(&out)]);
         at(&[
             "--bind",
             &p(&t.path().join("build")),
@@ -506,11 +519,16 @@ mod tests {
         std::fs::write(lower.join("f"), "base").unwrap();
         let secret = t.path().join("secret.ipynb");
         std::fs::write(&secret, "hidden tests").unwrap();
+        // A hidden folder with a shown one inside it.
+        let course = t.path().join("course");
+        std::fs::create_dir_all(course.join("crate")).unwrap();
+        std::fs::write(course.join("answers.txt"), "42").unwrap();
+        std::fs::write(course.join("crate/lib.rs"), "fn f() {}").unwrap();
         let s = Sandbox {
             private: t.path().join("p"),
             copy_on_write: vec![lower.clone()],
-            read_only: vec![t.path().to_path_buf()],
-            hidden: vec![secret.clone()],
+            read_only: vec![t.path().to_path_buf(), course.join("crate")],
+            hidden: vec![secret.clone(), course.clone()],
             job: t.path().join("p/job"),
             env: vec![("PATH".into(), "/usr/bin:/bin".into())],
         };
@@ -521,7 +539,10 @@ mod tests {
              cat /proc/1/comm; echo $HOME; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ' '; echo; \
              test -e /root && echo root-seen || echo no-root; \
              (touch /x || touch /dev/x) 2>/dev/null && echo wrote-root || echo read-only; \
-             head -c {big} /dev/zero > /tmp/big 2>/dev/null && echo tmp-unbounded || echo tmp-full",
+             head -c {big} /dev/zero > /tmp/big 2>/dev/null && echo tmp-unbounded || echo tmp-full; \
+             ls {course} | tr '\\n' ' '; echo; cat {course}/crate/lib.rs; echo; \
+             touch {course}/x 2>/dev/null && echo hidden-writable || echo hidden-read-only",
+            course = course.display(),
             big = TMP_SIZE + (1 << 20),
             f = lower.join("f").display(),
             secret = secret.display(),
@@ -546,7 +567,18 @@ mod tests {
         assert_eq!(lines[2], "sh", "{said}");
         assert_eq!(lines[3], "", "no HOME but the one given");
         assert_eq!(lines[4], "lo ", "the loopback device alone: no network");
-        assert_eq!(lines[5..], ["no-root", "read-only", "tmp-full"], "{said}");
+        assert_eq!(
+            lines[5..],
+            [
+                "no-root",
+                "read-only",
+                "tmp-full",
+                "crate ",
+                "fn f() {}",
+                "hidden-read-only"
+            ],
+            "{said}"
+        );
         assert_eq!(std::fs::read_to_string(lower.join("f")).unwrap(), "base");
         std::thread::sleep(std::time::Duration::from_secs(4));
         assert!(

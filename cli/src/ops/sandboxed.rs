@@ -92,7 +92,10 @@ pub(super) fn run_all(
                 let pb = multi.add(bar(job.label, job.nb.code_cells().count()));
                 let private = folder.join(job.index.to_string());
                 let out = run_one(project, base, &private, job, seen, &pb);
+                // Gone at once: what one run wrote must not fill the disk
+                // for the runs after it.
                 make_removable(&private);
+                let _ = std::fs::remove_dir_all(&private);
                 pb.finish_and_clear();
                 if engine::interrupted() {
                     stop.store(true, Ordering::SeqCst);
@@ -188,12 +191,17 @@ pub(super) fn environment_paths() -> Vec<PathBuf> {
             paths.extend(std::env::split_paths(&v).filter(|p| p.is_absolute()));
         }
     }
-    for name in ["Z3_SYS_Z3_HEADER", "Z3_LIBRARY_PATH_OVERRIDE"] {
-        if let Some(v) = std::env::var_os(name) {
-            let p = PathBuf::from(v);
-            if p.is_absolute() {
-                paths.push(p.parent().map_or(p.clone(), Path::to_path_buf));
-            }
+    // The header's folder, and the library's folder itself.
+    if let Some(v) = std::env::var_os("Z3_SYS_Z3_HEADER") {
+        let p = PathBuf::from(v);
+        if let Some(dir) = p.parent().filter(|_| p.is_absolute()) {
+            paths.push(dir.to_path_buf());
+        }
+    }
+    if let Some(v) = std::env::var_os("Z3_LIBRARY_PATH_OVERRIDE") {
+        let p = PathBuf::from(v);
+        if p.is_absolute() {
+            paths.push(p);
         }
     }
     paths.push(rustup_home());
@@ -273,7 +281,10 @@ fn run_one(
         match child.try_wait() {
             Ok(Some(status)) => break Ok(status),
             Ok(None) => {}
-            Err(e) => break Err(format!("cannot wait for its sandbox: {e}")),
+            Err(e) => {
+                let _ = child.kill();
+                break Err(format!("cannot wait for its sandbox: {e}"));
+            }
         }
         if engine::interrupted() {
             let _ = child.kill();

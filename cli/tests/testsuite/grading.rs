@@ -579,12 +579,13 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
             ),
         ),
         // A wrong answer that forges its results: a right run's, written to
-        // every descriptor of every other process it sees (bubblewrap's
-        // reaper held the results' pipe), and then every other process
-        // killed, the grader and the run that would write the true results.
+        // every descriptor of every other process it sees. Under
+        // bubblewrap's own reaper, process 1 held the results' pipe, and
+        // the forged text, followed by the true results, was no longer
+        // results at all: "not graded".
         (
             "a4-forges",
-            "let forged = r#\"{\"cells\":[{\"outputs\":[]},{\"outputs\":[]},{\"outputs\":[]},{\"outputs\":[]}]}\"#;\nlet me = std::process::id().to_string();\nlet others: Vec<String> = std::fs::read_dir(\"/proc\").unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.parse::<u32>().is_ok() && *n != me).collect();\nfor pid in &others {\n    for fd in 0..64 {\n        if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(format!(\"/proc/{pid}/fd/{fd}\")) {\n            let _ = std::io::Write::write_all(&mut f, forged.as_bytes());\n            println!(\"wrote to {pid}/{fd}\");\n        }\n    }\n}\nfor pid in &others {\n    let _ = std::process::Command::new(\"kill\").args([\"-9\", pid]).status();\n}\nreturn vec![v[0].lt(&v[1])];".to_string(),
+            "let forged = r#\"{\"cells\":[{\"outputs\":[]},{\"outputs\":[]},{\"outputs\":[]},{\"outputs\":[]}]}\"#;\nlet me = std::process::id().to_string();\nfor e in std::fs::read_dir(\"/proc\").unwrap().flatten() {\n    let pid = e.file_name().to_string_lossy().into_owned();\n    if pid.parse::<u32>().is_err() || pid == me {\n        continue;\n    }\n    for fd in 0..64 {\n        if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(format!(\"/proc/{pid}/fd/{fd}\")) {\n            let _ = std::io::Write::write_all(&mut f, forged.as_bytes());\n        }\n    }\n}\nreturn vec![v[0].lt(&v[1])];".to_string(),
         ),
     ];
     let mut submissions = Vec::new();
@@ -622,9 +623,8 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
         }
     }
     let (out, err) = (text(&o.stdout), text(&o.stderr));
-    // a4 ended its own run, so it is not graded: exit code 1, not a crash,
-    // and every other submission graded.
-    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    // Every submission is graded.
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
     assert_eq!(
         config_after,
         config_before,
@@ -638,7 +638,7 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
          a1-plants,exercise,t-1,2,2,right\n\
          a2-survives,exercise,t-1,2,2,right\n\
          a3-reads,exercise,t-1,2,2,right\n\
-         a4-forges,exercise,t-1,,2,not graded\n\
+         a4-forges,exercise,t-1,0,2,wrong\n\
          h1-honest,exercise,t-1,2,2,right\n\
          h2-honest,exercise,t-1,2,2,right\n",
         "{err}"
@@ -660,10 +660,13 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
         "{}",
         page("a3-reads")
     );
-    // a4's forged results reached nobody: its run ended without results,
-    // and its page says so. (Its answer, x < y unbounded, is wrong.)
+    // a4's forged results reached nobody: its answer, x < y unbounded, is
+    // graded for what it is.
     let a4 = page("a4-forges");
-    assert!(a4.contains("without results"), "{a4}");
+    assert!(
+        a4.contains("which the reference rules out (it breaks the bounds)"),
+        "{a4}"
+    );
     // Nothing of a2's outlives the run: the grades stay as written, and no
     // `sleep 4321` is left.
     std::thread::sleep(std::time::Duration::from_secs(6));
@@ -703,6 +706,8 @@ fn without_a_sandbox_grade_says_so_on_every_run() {
 
 #[test]
 fn without_bubblewrap_grade_refuses_and_names_the_way_out() {
+    // It takes the build folder before it looks for bubblewrap.
+    let _g = lock();
     let f = Fixture::new(&[NOTEBOOK]);
     let released = release_fixture(&f);
     std::fs::write(f.root().join("alice.ipynb"), answered(&released, "vec![]")).unwrap();
