@@ -22,9 +22,23 @@
 //!
 //! Z3's `unknown`, or a timeout, makes the verdict [`Verdict::NotGraded`] with
 //! Z3's reason: never "wrong".
+//!
+//! [`hand_in`] and [`judge`] compare the same way with the two sides apart:
+//! the student's process hands its answer over as data (constraints as
+//! SMT-LIB, a number, a set), a run of the teacher's notebook writes the
+//! reference as data, and the grader judges one against the other with a
+//! Z3 of its own ([`handed`] is the format between them).
+
+pub mod hand_in;
+pub mod handed;
+pub mod judge;
+
+pub use hand_in::{hand_in, hand_in_number, hand_in_set, Answer};
 
 use std::collections::{BTreeSet, HashSet};
 use std::fmt;
+
+use serde::{Deserialize, Serialize};
 
 use z3::ast::{Ast, Bool, Dynamic, Int};
 use z3::AstKind;
@@ -59,7 +73,7 @@ pub struct Exercise {
     /// functions receive them.
     pub variables: Vec<String>,
     /// How a variable's value is shown in feedback (`Q1=B` rather than `Q1=2`).
-    pub show: fn(&str, i64) -> String,
+    pub show: Show,
     /// Up to this many solutions a side is listed; above it, the two sides
     /// are compared by two Z3 queries.
     pub limit: usize,
@@ -78,15 +92,24 @@ impl Exercise {
         Exercise {
             id: id.into(),
             variables: variables.into_iter().map(Into::into).collect(),
-            show: |name, value| format!("{name}={value}"),
+            show: Show::Plain,
             limit: 200,
             timeout_ms: 10_000,
         }
     }
 
-    /// Shows values with `show` in feedback.
+    /// Shows values with `show` in feedback. A function cannot be handed to
+    /// a grader in another process ([`hand_in`]): there, use
+    /// [`Exercise::shown_as_letters`].
     pub fn shown_as(mut self, show: fn(&str, i64) -> String) -> Self {
-        self.show = show;
+        self.show = Show::By(show);
+        self
+    }
+
+    /// Shows the value `v` as the `v`-th of `letters` (`Q1=B` for 2 with
+    /// `"ABCDE"`), and `?` for a value outside them.
+    pub fn shown_as_letters(mut self, letters: &str) -> Self {
+        self.show = Show::Letters(letters.to_string());
         self
     }
 
@@ -121,15 +144,43 @@ impl Exercise {
         self.variables
             .iter()
             .zip(values)
-            .map(|(n, v)| (self.show)(n, *v))
+            .map(|(n, v)| self.show.one(n, *v))
             .collect::<Vec<_>>()
             .join(", ")
     }
 }
 
+/// How feedback shows a variable's value.
+#[derive(Debug, Clone)]
+pub enum Show {
+    /// `name=value`.
+    Plain,
+    /// `name=letter`, the value counting the letters from 1 (`?` outside them).
+    Letters(String),
+    /// By a function of the name and the value.
+    By(fn(&str, i64) -> String),
+}
+
+impl Show {
+    fn one(&self, name: &str, value: i64) -> String {
+        match self {
+            Show::Plain => format!("{name}={value}"),
+            Show::Letters(letters) => {
+                let letter = usize::try_from(value)
+                    .ok()
+                    .and_then(|v| v.checked_sub(1))
+                    .and_then(|i| letters.chars().nth(i))
+                    .unwrap_or('?');
+                format!("{name}={letter}")
+            }
+            Show::By(show) => show(name, value),
+        }
+    }
+}
+
 /// An assignment of the interface variables on which the two sides disagree,
 /// with what it breaks.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Witness {
     /// The variables' values, in the interface's order.
     pub values: Vec<i64>,
@@ -142,7 +193,7 @@ pub struct Witness {
 }
 
 /// How the student's constraints compare with the reference.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {
     /// The same solutions; their number when they were listed.
     Same {
@@ -161,6 +212,21 @@ pub enum Verdict {
         /// Z3's reason, and for which side.
         reason: String,
     },
+    /// A number asked for, and the one given.
+    Predicted {
+        /// The student's number.
+        yours: i64,
+        /// The right one.
+        expected: i64,
+        /// Why it is the right one, as a sentence.
+        why: String,
+    },
+    /// Nothing to compare: no answer was handed in, or not one the grader
+    /// can read.
+    NoAnswer {
+        /// Why, for the student.
+        why: String,
+    },
 }
 
 /// How many points a differing answer gets.
@@ -177,13 +243,21 @@ pub enum Partial {
 impl Verdict {
     /// Whether the student's model means what the reference does.
     pub fn is_right(&self) -> bool {
-        matches!(self, Verdict::Same { .. })
+        match self {
+            Verdict::Same { .. } => true,
+            Verdict::Predicted {
+                yours, expected, ..
+            } => yours == expected,
+            _ => false,
+        }
     }
 
     /// The points out of `max`, or `None` when not graded.
     pub fn points(&self, max: f64, partial: Partial) -> Option<f64> {
         match (self, partial) {
             (Verdict::Same { .. }, _) => Some(max),
+            (Verdict::Predicted { .. }, _) => Some(if self.is_right() { max } else { 0.0 }),
+            (Verdict::NoAnswer { .. }, _) => Some(0.0),
             (Verdict::NotGraded { .. }, _) => None,
             (Verdict::Differs { .. }, Partial::None) => Some(0.0),
             (Verdict::Differs { allowed, ruled_out }, Partial::PerSide) => {
@@ -239,6 +313,15 @@ impl fmt::Display for Verdict {
                 "Not graded: {reason}. This does not mean your answer is wrong; \
                  your teacher will look at it."
             ),
+            Verdict::Predicted {
+                yours,
+                expected,
+                why,
+            } => match yours == expected {
+                true => write!(f, "Right: {expected}. {why}"),
+                false => write!(f, "Not yet: you predicted {yours}. {why}"),
+            },
+            Verdict::NoAnswer { why } => write!(f, "Not answered: {why}."),
         }
     }
 }
@@ -254,11 +337,17 @@ pub fn compare(
     let vars = exercise.variables_in_z3();
     let theirs = student(&vars);
     let ours: Vec<Rule> = reference(&vars);
+    compare_built(exercise, &vars, &theirs, &ours)
+}
+
+/// [`compare`] of constraints already built over the interface variables
+/// `vars` (`exercise`'s, in order).
+fn compare_built(exercise: &Exercise, vars: &[Int], theirs: &[Bool], ours: &[Rule]) -> Verdict {
     let ours_holds: Vec<Bool> = ours.iter().map(|r| r.holds.clone()).collect();
-    match compare_by_listing(exercise, &vars, &theirs, &ours_holds) {
-        Ok(Some(verdict)) => verdict.described(exercise, &vars, &theirs, &ours),
-        Ok(None) => match compare_by_queries(exercise, &vars, &theirs, &ours_holds) {
-            Ok(verdict) => verdict.described(exercise, &vars, &theirs, &ours),
+    match compare_by_listing(exercise, vars, theirs, &ours_holds) {
+        Ok(Some(verdict)) => verdict.described(exercise, vars, theirs, ours),
+        Ok(None) => match compare_by_queries(exercise, vars, theirs, &ours_holds) {
+            Ok(verdict) => verdict.described(exercise, vars, theirs, ours),
             Err(reason) => Verdict::NotGraded { reason },
         },
         Err(reason) => Verdict::NotGraded { reason },

@@ -1,0 +1,402 @@
+//! An exercise's answer, handed in by a test cell's visible part and checked
+//! by its hidden part: in one process as nbgrader runs a notebook, or apart,
+//! the answer written as data for a grader that judges it with a Z3 of its
+//! own ([`super::judge`]).
+//!
+//! A test cell's visible part, which students see and run, builds the
+//! answer from the student's functions:
+//!
+//! ```text
+//! let exercise = grade::Exercise::new("02-1", ["x", "y"]).listing_up_to(0);
+//! let answer = grade::hand_in(&exercise, |v| vec![v[1].eq(exercise_02_1(&v[0]))]);
+//! ```
+//!
+//! and its hidden part checks it against the reference:
+//!
+//! ```text
+//! let verdict = answer.check(|v| vec![grade::rule("…", …)]);
+//! assert!(verdict.is_right(), "exercise 02-1 is not right yet. {verdict}");
+//! ```
+//!
+//! Two variables change what these do besides ([`super::handed`]): with
+//! `PUZZLEBOOK_HAND_IN=<dir>`, each answer is also written to
+//! `<dir>/<id>.json` as it is handed in (constraints as SMT-LIB); with
+//! `PUZZLEBOOK_REFERENCE=<dir>`, each check also writes the reference there.
+//! `puzzlebook grade` runs the teacher's notebook once with the second, and
+//! each student's released notebook (no hidden tests) with the first.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use z3::ast::{Bool, Int};
+
+use super::handed::{
+    self, Expected, Handed, HandedIn, Interface, Part, Reference, RuleText, HAND_IN_VAR,
+    REFERENCE_VAR,
+};
+use super::{compare_built, compare_sets, Exercise, Rule, Verdict};
+use crate::smtlib;
+
+/// An answer as the student's functions gave it, kept in this process.
+#[derive(Debug, Clone)]
+enum Given {
+    Constraints(Vec<Bool>),
+    Number(i64),
+    Set(Vec<Vec<i64>>),
+}
+
+/// An exercise's answer, in parts; see the [module](self).
+#[derive(Debug)]
+pub struct Answer {
+    exercise: Exercise,
+    given: Vec<(String, Given)>,
+    handed: Vec<Part<Handed>>,
+    reference: RefCell<Vec<Part<Expected>>>,
+    /// Where answers are written ([`HAND_IN_VAR`]).
+    hand_in_to: Option<PathBuf>,
+    /// Where the reference is written ([`REFERENCE_VAR`]).
+    reference_to: Option<PathBuf>,
+}
+
+/// The student's constraints for `exercise`, handed in as its one part:
+/// `student` receives the interface variables, in order.
+pub fn hand_in(exercise: &Exercise, student: impl Fn(&[Int]) -> Vec<Bool>) -> Answer {
+    let mut answer = Answer::new(exercise);
+    answer.constraints("", student);
+    answer
+}
+
+/// A number handed in as exercise `id`'s answer (a prediction).
+pub fn hand_in_number(id: &str, value: impl TryInto<i64>) -> Answer {
+    let mut answer = Answer::named(id);
+    answer.number("", value);
+    answer
+}
+
+/// A set of tuples handed in as exercise `id`'s answer.
+pub fn hand_in_set(id: &str, elements: impl IntoIterator<Item = Vec<i64>>) -> Answer {
+    let mut answer = Answer::named(id);
+    answer.set("", elements);
+    answer
+}
+
+impl Answer {
+    /// An answer to `exercise` with no part yet.
+    pub fn new(exercise: &Exercise) -> Answer {
+        Answer::writing_to(exercise, folder(HAND_IN_VAR), folder(REFERENCE_VAR))
+    }
+
+    /// An answer to exercise `id`, which has no interface variables: one
+    /// handed in as numbers or sets.
+    pub fn named(id: &str) -> Answer {
+        Answer::new(&Exercise::new(id, Vec::<String>::new()))
+    }
+
+    /// An answer that writes itself to `hand_in_to` and its reference to
+    /// `reference_to`, whatever the environment says.
+    pub(crate) fn writing_to(
+        exercise: &Exercise,
+        hand_in_to: Option<PathBuf>,
+        reference_to: Option<PathBuf>,
+    ) -> Answer {
+        Answer {
+            exercise: exercise.clone(),
+            given: Vec::new(),
+            handed: Vec::new(),
+            reference: RefCell::new(Vec::new()),
+            hand_in_to,
+            reference_to,
+        }
+    }
+
+    /// Hands in the student's constraints as the part `label` (an input,
+    /// as feedback shows it).
+    pub fn constraints(
+        &mut self,
+        label: impl Into<String>,
+        student: impl Fn(&[Int]) -> Vec<Bool>,
+    ) -> &mut Self {
+        let built = student(&self.exercise.variables_in_z3());
+        // Printed only when written: in one process (nbgrader, the book),
+        // an answer gives Z3 nothing but its constraints, as `compare` does.
+        let text = match self.hand_in_to {
+            Some(_) => smtlib::write(&built),
+            None => String::new(),
+        };
+        self.add(
+            label.into(),
+            Given::Constraints(built),
+            Handed::Constraints { smtlib: text },
+        )
+    }
+
+    /// Hands in a number as the part `label`.
+    pub fn number(&mut self, label: impl Into<String>, value: impl TryInto<i64>) -> &mut Self {
+        let label = label.into();
+        let Ok(value) = value.try_into() else {
+            panic!(
+                "exercise {}: the number handed in is too large",
+                self.exercise.id
+            );
+        };
+        self.add(label, Given::Number(value), Handed::Number { value })
+    }
+
+    /// Hands in a set of tuples as the part `label`.
+    pub fn set(
+        &mut self,
+        label: impl Into<String>,
+        elements: impl IntoIterator<Item = Vec<i64>>,
+    ) -> &mut Self {
+        let elements: Vec<Vec<i64>> = elements
+            .into_iter()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        self.add(
+            label.into(),
+            Given::Set(elements.clone()),
+            Handed::Set { elements },
+        )
+    }
+
+    fn add(&mut self, label: String, given: Given, handed: Handed) -> &mut Self {
+        if self.given.iter().any(|(l, _)| *l == label) {
+            panic!(
+                "exercise {}: the part {label:?} is handed in twice",
+                self.exercise.id
+            );
+        }
+        self.given.push((label.clone(), given));
+        self.handed.push(Part {
+            label,
+            value: handed,
+        });
+        if let Some(dir) = &self.hand_in_to {
+            let file = HandedIn {
+                exercise: self.exercise.id.clone(),
+                parts: self.handed.clone(),
+            };
+            if let Err(e) = handed::write(dir, &self.exercise.id, &file) {
+                panic!(
+                    "exercise {}: the answer could not be handed in: {e}",
+                    self.exercise.id
+                );
+            }
+        }
+        self
+    }
+
+    /// The one part's constraints against the reference's rules, built over
+    /// the same interface variables.
+    pub fn check(&self, reference: impl Fn(&[Int]) -> Vec<Rule>) -> Verdict {
+        self.check_part("", reference)
+    }
+
+    /// The part `label`'s constraints against the reference's rules.
+    pub fn check_part(&self, label: &str, reference: impl Fn(&[Int]) -> Vec<Rule>) -> Verdict {
+        let vars = self.exercise.variables_in_z3();
+        let rules = reference(&vars);
+        self.record(label, || Expected::Rules {
+            rules: rules
+                .iter()
+                .map(|r| RuleText {
+                    name: r.name.clone(),
+                    smtlib: smtlib::write(std::slice::from_ref(&r.holds)),
+                })
+                .collect(),
+        });
+        match self.given(label) {
+            Some(Given::Constraints(theirs)) => {
+                compare_built(&self.exercise, &vars, theirs, &rules)
+            }
+            other => not_given(label, other, "constraints"),
+        }
+    }
+
+    /// The one part's number against `expected`; `why` says, as a sentence,
+    /// why it is the number.
+    pub fn check_number(&self, expected: impl TryInto<i64>, why: impl Into<String>) -> Verdict {
+        let Ok(expected) = expected.try_into() else {
+            panic!(
+                "exercise {}: the expected number is too large",
+                self.exercise.id
+            );
+        };
+        let why = why.into();
+        self.record("", || Expected::Number {
+            value: expected,
+            why: why.clone(),
+        });
+        match self.given("") {
+            Some(Given::Number(yours)) => Verdict::Predicted {
+                yours: *yours,
+                expected,
+                why,
+            },
+            other => not_given("", other, "a number"),
+        }
+    }
+
+    /// The one part's set against the reference's.
+    pub fn check_set(&self, reference: impl IntoIterator<Item = Vec<i64>>) -> Verdict {
+        self.check_set_part("", reference)
+    }
+
+    /// The part `label`'s set against the reference's.
+    pub fn check_set_part(
+        &self,
+        label: &str,
+        reference: impl IntoIterator<Item = Vec<i64>>,
+    ) -> Verdict {
+        let ours: Vec<Vec<i64>> = reference
+            .into_iter()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        self.record(label, || Expected::Set {
+            elements: ours.clone(),
+        });
+        match self.given(label) {
+            Some(Given::Set(theirs)) => compare_sets(theirs.clone(), ours, show_tuple),
+            other => not_given(label, other, "a set"),
+        }
+    }
+
+    fn given(&self, label: &str) -> Option<&Given> {
+        self.given.iter().find(|(l, _)| l == label).map(|(_, g)| g)
+    }
+
+    /// Writes the reference so far, when the reference is asked for.
+    fn record(&self, label: &str, expected: impl FnOnce() -> Expected) {
+        let Some(dir) = &self.reference_to else {
+            return;
+        };
+        let expected = expected();
+        let id = &self.exercise.id;
+        if let Expected::Rules { rules } = &expected {
+            for r in rules {
+                if let Err(e) = smtlib::read(&r.smtlib) {
+                    panic!(
+                        "exercise {id}: the rule {:?} cannot be handed to the grader: {e}",
+                        r.name
+                    );
+                }
+            }
+        }
+        let interface =
+            Interface::of(&self.exercise).unwrap_or_else(|e| panic!("exercise {id}: {e}"));
+        let mut parts = self.reference.borrow_mut();
+        // A second answer checked for the same exercise would write its
+        // parts over the first's.
+        if parts.is_empty() && handed::file_of(dir, id).is_ok_and(|f| f.exists()) {
+            panic!("exercise {id} is checked by two answers; hand it in once, in parts (`Answer::new`, then a part for each input)");
+        }
+        parts.retain(|p| p.label != label);
+        parts.push(Part {
+            label: label.to_string(),
+            value: expected,
+        });
+        let file = Reference {
+            exercise: interface,
+            parts: parts.clone(),
+        };
+        if let Err(e) = handed::write(dir, id, &file) {
+            panic!("exercise {id}: the reference could not be written: {e}");
+        }
+    }
+}
+
+/// The folder a variable names, when it is set and not empty.
+fn folder(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+fn not_given(label: &str, given: Option<&Given>, asked: &str) -> Verdict {
+    let part = match label {
+        "" => String::new(),
+        l => format!(" for {l}"),
+    };
+    let why = match given {
+        None => format!("nothing was handed in{part}"),
+        Some(g) => format!(
+            "{} was handed in{part}, where {asked} is asked for",
+            match g {
+                Given::Constraints(_) => "constraints",
+                Given::Number(_) => "a number",
+                Given::Set(_) => "a set",
+            }
+        ),
+    };
+    Verdict::NoAnswer { why }
+}
+
+/// An element of a set as feedback shows it: `(2, 9)`.
+pub(super) fn show_tuple(v: &[i64]) -> String {
+    let inner: Vec<String> = v.iter().map(i64::to_string).collect();
+    format!("({})", inner.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::rule;
+
+    fn exercise() -> Exercise {
+        Exercise::new("t-1", ["x", "y"]).listing_up_to(0)
+    }
+
+    fn twice(v: &[Int]) -> Vec<Rule> {
+        vec![rule("y is twice x", v[1].eq(&v[0] * 2))]
+    }
+
+    #[test]
+    fn in_one_process_a_check_compares_as_compare_does() {
+        let right = hand_in(&exercise(), |v| vec![v[1].eq(&v[0] + &v[0])]);
+        assert!(right.check(twice).is_right());
+        let wrong = hand_in(&exercise(), |v| vec![v[1].eq(&v[0] + 2)]);
+        let verdict = wrong.check(twice);
+        assert!(!verdict.is_right());
+        assert!(
+            verdict.to_string().contains("it breaks y is twice x"),
+            "{verdict}"
+        );
+    }
+
+    #[test]
+    fn a_number_or_a_set_of_the_wrong_kind_is_not_an_answer() {
+        let n = hand_in_number("t-2", 3usize);
+        assert!(n.check_number(3, "Three.").is_right());
+        assert_eq!(
+            n.check_number(4u8, "Four.").to_string(),
+            "Not yet: you predicted 3. Four."
+        );
+        assert_eq!(
+            n.check_set([vec![1]]).to_string(),
+            "Not answered: a number was handed in, where a set is asked for."
+        );
+        let s = hand_in_set("t-3", [vec![2, 1], vec![1, 2], vec![1, 2]]);
+        assert!(s.check_set([vec![1, 2], vec![2, 1]]).is_right());
+        let Verdict::Differs { ruled_out, .. } = s.check_set([vec![1, 2], vec![2, 1], vec![3, 3]])
+        else {
+            panic!("not differs");
+        };
+        assert_eq!(ruled_out.unwrap().shown, "(3, 3)");
+        let mut parts = Answer::new(&exercise());
+        parts.constraints("a", |v| vec![v[1].eq(&v[0] * 2)]);
+        assert_eq!(
+            parts.check_part("b", twice).to_string(),
+            "Not answered: nothing was handed in for b."
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "handed in twice")]
+    fn a_part_handed_in_twice_is_refused() {
+        let mut a = Answer::new(&exercise());
+        a.number("p", 1).number("p", 2);
+    }
+}

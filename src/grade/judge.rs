@@ -1,0 +1,489 @@
+//! The grader's end: a handed-in answer judged against the reference, both
+//! read as data ([`super::handed`]), with a Z3 of the grader's own: a thread
+//! of its own, so a context of its own, for each judgement. The answer is
+//! only ever data: its constraints are read by [`crate::smtlib::read`], and
+//! nothing in it says how it is graded.
+
+use serde::{Deserialize, Serialize};
+use z3::ast::Bool;
+
+use super::hand_in::show_tuple;
+use super::handed::{
+    self, Expected, Handed, HandedError, HandedIn, Interface, Reference, RuleText,
+};
+use super::{compare_built, compare_sets, Rule, Verdict};
+use crate::smtlib;
+
+/// Each part of an exercise, labelled, with its verdict, in the
+/// reference's order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Judgement {
+    /// The parts.
+    pub parts: Vec<(String, Verdict)>,
+}
+
+impl Judgement {
+    /// Whether every part is right.
+    pub fn is_right(&self) -> bool {
+        self.parts.iter().all(|(_, v)| v.is_right())
+    }
+
+    /// All or nothing: `max` when every part is right, 0 when one is not
+    /// right and could be judged, `None` (not graded) otherwise.
+    pub fn points(&self, max: f64) -> Option<f64> {
+        if self.is_right() {
+            return Some(max);
+        }
+        let judged_wrong = self
+            .parts
+            .iter()
+            .any(|(_, v)| !v.is_right() && !matches!(v, Verdict::NotGraded { .. }));
+        judged_wrong.then_some(0.0)
+    }
+
+    /// What the student reads: the verdict, or one line per part.
+    pub fn feedback(&self) -> String {
+        match self.parts.as_slice() {
+            [(label, v)] if label.is_empty() => v.to_string(),
+            parts => parts
+                .iter()
+                .map(|(label, v)| format!("{label}: {v}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
+}
+
+/// Judges the answer in `dir` (a student's hand-in folder) against
+/// `reference`.
+pub fn judge_folder(reference: &Reference, dir: &std::path::Path) -> Judgement {
+    judge(reference, handed::read(dir, &reference.exercise.id))
+}
+
+/// Judges `handed` (the answer file as read: none, or why it could not be)
+/// against `reference`.
+pub fn judge(reference: &Reference, handed: Result<Option<HandedIn>, HandedError>) -> Judgement {
+    let everywhere = |why: String| Judgement {
+        parts: reference
+            .parts
+            .iter()
+            .map(|p| (p.label.clone(), Verdict::NoAnswer { why: why.clone() }))
+            .collect(),
+    };
+    let handed = match handed.and_then(|h| h.map(|h| h.checked(&reference.exercise.id)).transpose())
+    {
+        Ok(Some(h)) => h,
+        Ok(None) => return everywhere("no answer was handed in".into()),
+        Err(e) => return everywhere(format!("the answer handed in could not be read: {e}")),
+    };
+    let mut labels: Vec<&str> = handed.parts.iter().map(|p| p.label.as_str()).collect();
+    labels.sort_unstable();
+    if labels.windows(2).any(|w| w[0] == w[1]) {
+        return everywhere("the answer handed in has a part twice".into());
+    }
+    let reference = reference.clone();
+    let on_its_own = std::thread::Builder::new()
+        .name("judge".into())
+        .stack_size(64 << 20)
+        .spawn(move || judge_here(&reference, &handed));
+    match on_its_own.map(|t| t.join()) {
+        Ok(Ok(judgement)) => judgement,
+        Ok(Err(panic)) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "it panicked".into());
+            Judgement {
+                parts: vec![(
+                    String::new(),
+                    Verdict::NotGraded {
+                        reason: format!("the grader's Z3 failed ({what})"),
+                    },
+                )],
+            }
+        }
+        Err(e) => Judgement {
+            parts: vec![(
+                String::new(),
+                Verdict::NotGraded {
+                    reason: format!("the grader could not start a thread ({e})"),
+                },
+            )],
+        },
+    }
+}
+
+/// [`judge`]'s work, in this thread's Z3 context.
+fn judge_here(reference: &Reference, handed: &HandedIn) -> Judgement {
+    let parts = reference
+        .parts
+        .iter()
+        .map(|part| {
+            let theirs = handed
+                .parts
+                .iter()
+                .find(|p| p.label == part.label)
+                .map(|p| &p.value);
+            let verdict = match (&part.value, theirs) {
+                (_, None) => Verdict::NoAnswer {
+                    why: match part.label.as_str() {
+                        "" => "nothing was handed in".into(),
+                        l => format!("nothing was handed in for {l}"),
+                    },
+                },
+                (Expected::Rules { rules }, Some(Handed::Constraints { smtlib })) => {
+                    constraints(&reference.exercise, rules, smtlib)
+                }
+                (Expected::Number { value, why }, Some(Handed::Number { value: yours })) => {
+                    Verdict::Predicted {
+                        yours: *yours,
+                        expected: *value,
+                        why: why.clone(),
+                    }
+                }
+                (Expected::Set { elements }, Some(Handed::Set { elements: yours })) => {
+                    compare_sets(yours.clone(), elements.clone(), show_tuple)
+                }
+                (expected, Some(other)) => Verdict::NoAnswer {
+                    why: format!(
+                        "{} was handed in, where {} is asked for",
+                        other.what(),
+                        match expected {
+                            Expected::Rules { .. } => "constraints",
+                            Expected::Number { .. } => "a number",
+                            Expected::Set { .. } => "a set",
+                        }
+                    ),
+                },
+            };
+            (part.label.clone(), verdict)
+        })
+        .collect();
+    Judgement { parts }
+}
+
+/// The student's SMT-LIB text against the reference's rules.
+fn constraints(interface: &Interface, rules: &[RuleText], text: &str) -> Verdict {
+    let exercise = interface.exercise();
+    let vars = exercise.variables_in_z3();
+    let mut ours = Vec::new();
+    for r in rules {
+        match smtlib::read(&r.smtlib) {
+            Ok(holds) => ours.push(Rule {
+                name: r.name.clone(),
+                holds: Bool::and(&holds),
+            }),
+            Err(e) => {
+                return Verdict::NotGraded {
+                    reason: format!("the reference's rule {:?} could not be read ({e})", r.name),
+                }
+            }
+        }
+    }
+    match smtlib::read(text) {
+        Ok(theirs) => compare_built(&exercise, &vars, &theirs, &ours),
+        Err(e) => Verdict::NoAnswer {
+            why: format!("the constraints handed in could not be read: {e}"),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use z3::ast::Int;
+
+    use super::*;
+    use crate::grade::handed::Part;
+    use crate::grade::{rule, Answer, Exercise};
+
+    /// The question-11 exercise of the unit tests in `grade`: a sheet of
+    /// five answers, and "the number of B answers after this question is
+    /// (A) 0 … (E) 4" as question 1's definitions.
+    fn exercise() -> Exercise {
+        Exercise::new("01-1", ["Q1", "Q2", "Q3", "Q4", "Q5"])
+            .shown_as_letters("ABCDE")
+            .listing_up_to(0)
+    }
+
+    fn bounds(qs: &[Int]) -> Vec<Bool> {
+        qs.iter().flat_map(|q| [q.ge(1), q.le(5)]).collect()
+    }
+
+    fn count_b(qs: &[Int]) -> Int {
+        let ones: Vec<Int> = qs[1..]
+            .iter()
+            .map(|q| q.eq(2).ite(&Int::from_i64(1), &Int::from_i64(0)))
+            .collect();
+        Int::add(&ones)
+    }
+
+    fn reference(qs: &[Int]) -> Vec<Rule> {
+        let mut rules = vec![rule("the bounds", Bool::and(&bounds(qs)))];
+        for n in 0..5i64 {
+            rules.push(rule(
+                format!("option {}", ["A", "B", "C", "D", "E"][n as usize]),
+                qs[0].eq(n + 1).iff(count_b(qs).eq(n)),
+            ));
+        }
+        rules
+    }
+
+    /// A student who counts into a helper variable of their own.
+    fn with_helper(qs: &[Int]) -> Vec<Bool> {
+        let b = Int::new_const("b_after_1");
+        let mut c = bounds(qs);
+        c.push(b.eq(count_b(qs)));
+        c.extend((0..5i64).map(|n| qs[0].eq(n + 1).iff(b.eq(n))));
+        c
+    }
+
+    /// A student who counts question 1 itself too.
+    fn counts_itself(qs: &[Int]) -> Vec<Bool> {
+        let ones: Vec<Int> = qs
+            .iter()
+            .map(|q| q.eq(2).ite(&Int::from_i64(1), &Int::from_i64(0)))
+            .collect();
+        let b = Int::add(&ones);
+        let mut c = bounds(qs);
+        c.extend((0..5i64).map(|n| qs[0].eq(n + 1).iff(b.eq(n))));
+        c
+    }
+
+    /// The reference and the answer through their files, as `grade` moves
+    /// them: the reference written by a check, the answer by a hand-in,
+    /// each read back by the grader.
+    fn through_files(student: fn(&[Int]) -> Vec<Bool>) -> (Verdict, Judgement) {
+        let dirs = tempfile::tempdir().unwrap();
+        let (answers, references) = (dirs.path().join("a"), dirs.path().join("r"));
+        std::fs::create_dir_all(&answers).unwrap();
+        std::fs::create_dir_all(&references).unwrap();
+        let mut handed = Answer::writing_to(&exercise(), Some(answers.clone()), None);
+        handed.constraints("", student);
+        let mut in_process = Answer::writing_to(&exercise(), None, Some(references.clone()));
+        in_process.constraints("", student);
+        let verdict = in_process.check(reference);
+        let r: Reference = handed::read(&references, "01-1").unwrap().unwrap();
+        (verdict, judge_folder(&r, &answers))
+    }
+
+    #[test]
+    fn a_right_answer_with_a_helper_variable_gets_full_marks_from_the_grader() {
+        let (in_process, judged) = through_files(with_helper);
+        assert!(in_process.is_right(), "{in_process}");
+        assert!(judged.is_right(), "{}", judged.feedback());
+        assert_eq!(judged.points(2.0), Some(2.0));
+        assert_eq!(judged.feedback(), in_process.to_string());
+    }
+
+    /// What a verdict breaks on each side, without the witnesses' values,
+    /// which are Z3's choice and may differ from one context to another.
+    fn breaks(v: &Verdict) -> (Vec<String>, Vec<String>) {
+        let Verdict::Differs { allowed, ruled_out } = v else {
+            panic!("not a difference: {v}");
+        };
+        let of = |w: &Option<crate::grade::Witness>| {
+            w.as_ref().map(|w| w.breaks.clone()).unwrap_or_default()
+        };
+        (of(allowed), of(ruled_out))
+    }
+
+    #[test]
+    fn the_grader_s_verdict_on_a_wrong_answer_is_the_notebook_s() {
+        let (in_process, judged) = through_files(counts_itself);
+        assert!(!in_process.is_right());
+        assert_eq!(judged.points(2.0), Some(0.0));
+        let (_, verdict) = &judged.parts[0];
+        assert_eq!(breaks(verdict), breaks(&in_process));
+        assert_eq!(
+            breaks(verdict),
+            (
+                vec!["option A".to_string(), "option B".to_string()],
+                vec![
+                    "your constraint 12".to_string(),
+                    "your constraint 13".to_string()
+                ]
+            )
+        );
+        // Each witness is a real one: shown in the exercise's letters, and
+        // what it is said to break does break there.
+        let Verdict::Differs { allowed, ruled_out } = verdict else {
+            unreachable!()
+        };
+        for w in [allowed, ruled_out] {
+            let w = w.as_ref().unwrap();
+            assert!(
+                w.shown
+                    .split(", ")
+                    .all(|v| v.ends_with(|c: char| c.is_ascii_uppercase())),
+                "{}",
+                w.shown
+            );
+        }
+        let qs = exercise().variables_in_z3();
+        let at = |values: &[i64]| -> Vec<Bool> {
+            qs.iter().zip(values).map(|(q, v)| q.eq(*v)).collect()
+        };
+        let holds = |constraints: Vec<Bool>, values: &[i64]| {
+            let solver = z3::Solver::new();
+            for c in constraints.iter().chain(&at(values)) {
+                solver.assert(c);
+            }
+            solver.check() == z3::SatResult::Sat
+        };
+        let a = &allowed.as_ref().unwrap().values;
+        assert!(
+            holds(counts_itself(&qs), a)
+                && !holds(reference(&qs).into_iter().map(|r| r.holds).collect(), a)
+        );
+        let r = &ruled_out.as_ref().unwrap().values;
+        assert!(
+            !holds(counts_itself(&qs), r)
+                && holds(reference(&qs).into_iter().map(|r| r.holds).collect(), r)
+        );
+    }
+
+    fn number_reference() -> Reference {
+        Reference {
+            exercise: Interface::of(&Exercise::new("02-2", Vec::<String>::new())).unwrap(),
+            parts: vec![Part {
+                label: String::new(),
+                value: Expected::Number {
+                    value: 2,
+                    why: "Two sequences reach -120.".into(),
+                },
+            }],
+        }
+    }
+
+    fn judged_bytes(reference: &Reference, bytes: &[u8]) -> Judgement {
+        judge(reference, handed::from_bytes(bytes).map(Some))
+    }
+
+    #[test]
+    fn an_answer_says_nothing_of_its_grade() {
+        let r = number_reference();
+        let right =
+            br#"{"exercise":"02-2","parts":[{"label":"","value":{"kind":"number","value":2}}]}"#;
+        assert_eq!(judged_bytes(&r, right).points(1.0), Some(1.0));
+        for forged in [
+            &br#"{"exercise":"02-2","parts":[],"verdict":"right"}"#[..],
+            br#"{"exercise":"02-2","parts":[{"label":"","value":{"kind":"number","value":2.0}}]}"#,
+            br#"{"exercise":"02-2","parts":[{"label":"","value":{"kind":"number","value":"2"}}]}"#,
+            br#"{"exercise":"02-2","parts":[{"label":"","value":{"kind":"verdict","right":true}}]}"#,
+            br#"{"exercise":"02-1","parts":[{"label":"","value":{"kind":"number","value":2}}]}"#,
+            br#"{"exercise":"02-2","parts":[{"label":"","value":{"kind":"number","value":2}},{"label":"","value":{"kind":"number","value":2}}]}"#,
+            br#"not json"#,
+        ] {
+            let j = judged_bytes(&r, forged);
+            assert_eq!(j.points(1.0), Some(0.0), "{}", String::from_utf8_lossy(forged));
+            assert!(j.feedback().starts_with("Not answered:"), "{}", j.feedback());
+        }
+        let none = judge(&r, Ok(None));
+        assert_eq!(none.feedback(), "Not answered: no answer was handed in.");
+        let wrong_kind = br#"{"exercise":"02-2","parts":[{"label":"","value":{"kind":"set","elements":[[2]]}}]}"#;
+        assert_eq!(
+            judged_bytes(&r, wrong_kind).feedback(),
+            "Not answered: a set was handed in, where a number is asked for."
+        );
+    }
+
+    #[test]
+    fn constraints_that_are_more_than_constraints_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let refs = dir.path().join("r");
+        std::fs::create_dir_all(&refs).unwrap();
+        let mut a = Answer::writing_to(&exercise(), None, Some(refs.clone()));
+        a.constraints("", with_helper);
+        a.check(reference);
+        let r: Reference = handed::read(&refs, "01-1").unwrap().unwrap();
+        let planted = dir.path().join("planted");
+        let text = format!(
+            "(set-option :regular-output-channel |{}|)\n(declare-const Q1 Int)\n(assert (= Q1 1))",
+            planted.display()
+        );
+        let answer = HandedIn {
+            exercise: "01-1".into(),
+            parts: vec![Part {
+                label: String::new(),
+                value: Handed::Constraints { smtlib: text },
+            }],
+        };
+        let j = judge(&r, Ok(Some(answer)));
+        assert_eq!(j.points(2.0), Some(0.0));
+        assert!(j.feedback().contains("set-option"), "{}", j.feedback());
+        assert!(!planted.exists());
+    }
+
+    #[test]
+    fn parts_are_judged_each_and_graded_all_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (answers, refs) = (dir.path().join("a"), dir.path().join("r"));
+        for d in [&answers, &refs] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let e = Exercise::new("03-9", Vec::<String>::new());
+        let mut theirs = Answer::writing_to(&e, Some(answers.clone()), None);
+        theirs
+            .set("1 to 3", [vec![1, 2]])
+            .set("1 to 4", [vec![1, 3]]);
+        let ours = Answer::writing_to(&e, None, Some(refs.clone()));
+        ours.check_set_part("1 to 3", [vec![1, 2]]);
+        ours.check_set_part("1 to 4", [vec![1, 2]]);
+        ours.check_set_part("1 to 5", [vec![1, 2]]);
+        let r: Reference = handed::read(&refs, "03-9").unwrap().unwrap();
+        let j = judge_folder(&r, &answers);
+        assert_eq!(j.parts.len(), 3);
+        assert!(j.parts[0].1.is_right());
+        assert_eq!(j.points(1.0), Some(0.0));
+        assert_eq!(
+            j.feedback().lines().last(),
+            Some("1 to 5: Not answered: nothing was handed in for 1 to 5.")
+        );
+        assert!(
+            j.feedback().starts_with("1 to 3: Right"),
+            "{}",
+            j.feedback()
+        );
+    }
+
+    #[test]
+    fn a_reference_z3_cannot_decide_is_not_graded_and_not_wrong() {
+        let not_graded = Judgement {
+            parts: vec![
+                ("a".into(), Verdict::Same { solutions: None }),
+                (
+                    "b".into(),
+                    Verdict::NotGraded {
+                        reason: "unknown".into(),
+                    },
+                ),
+            ],
+        };
+        assert_eq!(not_graded.points(2.0), None);
+        let unreadable_rule = Reference {
+            exercise: Interface::of(&exercise()).unwrap(),
+            parts: vec![Part {
+                label: String::new(),
+                value: Expected::Rules {
+                    rules: vec![RuleText {
+                        name: "bad".into(),
+                        smtlib: "(check-sat)".into(),
+                    }],
+                },
+            }],
+        };
+        let answer = HandedIn {
+            exercise: "01-1".into(),
+            parts: vec![Part {
+                label: String::new(),
+                value: Handed::Constraints {
+                    smtlib: "(declare-const Q1 Int)\n(assert (= Q1 1))".into(),
+                },
+            }],
+        };
+        let j = judge(&unreadable_rule, Ok(Some(answer)));
+        assert_eq!(j.points(2.0), None, "{}", j.feedback());
+    }
+}
