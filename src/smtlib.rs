@@ -10,7 +10,7 @@
 //! checks the commands before Z3 sees them, and the error code after.
 
 use thiserror::Error;
-use z3::ast::Bool;
+use z3::ast::{Ast, Bool};
 use z3::{Context, Solver};
 
 /// The longest text [`read`] takes, in bytes: 1 MiB. Z3 prints an
@@ -66,13 +66,44 @@ pub enum SmtlibError {
 }
 
 /// `constraints` as an SMT-LIB script: a declaration of each constant they
-/// use, then an `assert` of each, as Z3 prints a solver holding them.
+/// use, then an `assert` of each, in order, as Z3 prints a benchmark of
+/// them (`Z3_benchmark_to_smtlib_string`). Only what they use is declared:
+/// a solver's printout would also define every recursive function the
+/// context holds, which an earlier notebook cell may have made.
 pub fn write(constraints: &[Bool]) -> String {
-    let solver = Solver::new();
-    for c in constraints {
-        solver.assert(c);
-    }
-    solver.to_string()
+    let ctx = Context::thread_local();
+    let raw = ctx.get_z3_context();
+    let truth = Bool::from_bool(true);
+    let (formula, assumptions) = constraints.split_last().unwrap_or((&truth, &[]));
+    let assumptions: Vec<z3_sys::Z3_ast> = assumptions.iter().map(|c| c.get_z3_ast()).collect();
+    let count = u32::try_from(assumptions.len()).expect("fewer than 2^32 constraints");
+    // SAFETY: the context is this thread's, alive for `ctx`'s life; every
+    // AST is of it; the strings are NUL-terminated; the result is copied
+    // before any other call into Z3.
+    let text = unsafe {
+        let p = z3_sys::Z3_benchmark_to_smtlib_string(
+            raw,
+            c"".as_ptr(),
+            c"".as_ptr(),
+            c"unknown".as_ptr(),
+            c"".as_ptr(),
+            count,
+            assumptions.as_ptr(),
+            formula.get_z3_ast(),
+        );
+        if p.is_null() {
+            String::new()
+        } else {
+            std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+        }
+    };
+    // What a benchmark has besides: its status and `(check-sat)`.
+    text.lines()
+        .filter(|l| {
+            !l.starts_with("(set-info ") && !l.starts_with("(check-sat)") && !l.starts_with(';')
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 /// The constraints an SMT-LIB script asserts, in this thread's Z3 context:
@@ -447,5 +478,36 @@ mod tests {
             read("(declare-const x Int)(assert (> x 1))").unwrap(),
             [Int::new_const("x").gt(1)]
         );
+    }
+}
+
+#[cfg(test)]
+mod write_tests {
+    use super::*;
+    use z3::ast::Int;
+    use z3::{RecFuncDecl, Sort};
+
+    #[test]
+    fn what_is_written_is_read_back_whatever_else_the_context_holds() {
+        // A recursive function, as an earlier cell of a notebook may make:
+        // a solver's printout defines it, which `read` refuses.
+        let f = RecFuncDecl::new("count_down", &[&Sort::int()], &Sort::int());
+        let n = Int::new_const("n");
+        f.add_def(
+            &[&n],
+            &n.le(0)
+                .ite(&Int::from_i64(0), &f.apply(&[&(&n - 1)]).as_int().unwrap()),
+        );
+        let x = Int::new_const("x");
+        let y = Int::new_const("y");
+        let constraints = [x.ge(0).implies(y.eq(&x / 10)), y.lt(&x)];
+        let text = write(&constraints);
+        assert!(!text.contains("define-fun"), "{text}");
+        assert!(!text.contains("check-sat"), "{text}");
+        let back = read(&text).unwrap();
+        assert_eq!(back.len(), 2, "{text}");
+        assert_eq!(back[0], constraints[0]);
+        assert_eq!(back[1], constraints[1]);
+        assert!(read(&write(&[])).unwrap().is_empty());
     }
 }
