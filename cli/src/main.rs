@@ -38,7 +38,7 @@ enum Command {
     /// Release exercises to students: solutions become stubs, hidden tests go.
     #[command(subcommand)]
     Exercises(cmd::exercises::ExercisesCommand),
-    /// Grade students' notebooks against the teacher's, with its hidden tests.
+    /// Grade students' notebooks against the teacher's notebook.
     ///
     /// Writes grades.csv and a feedback page per student. Exit codes: 0 all
     /// graded, 1 some submissions could not be graded, 2 an error.
@@ -46,6 +46,9 @@ enum Command {
     /// Run one submission inside its sandbox, for `grade`.
     #[command(hide = true)]
     GradeJob(cmd::grade::GradeJobArgs),
+    /// Judge one handed-in answer against its reference, for `grade`.
+    #[command(hide = true)]
+    JudgeJob(cmd::grade::JudgeJobArgs),
     /// Install or remove the Jupyter kernel "Rust (puzzlebook)".
     #[command(subcommand)]
     Kernel(cmd::kernel::KernelCommand),
@@ -80,6 +83,7 @@ fn main() -> ExitCode {
         Command::Exercises(c) => cmd::exercises::execute(c),
         Command::Grade(a) => cmd::grade::execute(a),
         Command::GradeJob(a) => cmd::grade::execute_job(a),
+        Command::JudgeJob(a) => cmd::grade::execute_judge_job(a),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

@@ -79,3 +79,17 @@ pub fn execute_job(a: GradeJobArgs) -> anyhow::Result<Exit> {
     ops::run_job(&a.dir).with_context(|| format!("running the job in {}", a.dir.display()))?;
     Ok(Exit::Ok)
 }
+
+/// Arguments of `judge-job`, which `grade` runs for each answer it judges.
+#[derive(Debug, Args)]
+pub struct JudgeJobArgs {
+    /// The folder holding `reference.json` and `answer.json`.
+    dir: PathBuf,
+}
+
+/// Judges one answer; the judgement goes to standard output.
+pub fn execute_judge_job(a: JudgeJobArgs) -> anyhow::Result<Exit> {
+    ops::run_judge_job(&a.dir)
+        .with_context(|| format!("judging the answer in {}", a.dir.display()))?;
+    Ok(Exit::Ok)
+}

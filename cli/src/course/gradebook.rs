@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::course::scoring::Mark;
+use crate::course::scoring::{Mark, Status};
 
 /// One submission's grades, or why it could not be graded.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,7 +24,8 @@ pub struct Graded {
 /// `grades.csv`: `student_id,notebook,exercise,score,max_score,status`, one
 /// row per student and exercise, sorted by student. A submission that could
 /// not be graded gets a row per exercise with an empty score and the status
-/// `not graded`, so that a gradebook shows it as missing, not as zero.
+/// `not graded`, so that a gradebook shows it as missing, not as zero; so
+/// does an exercise whose answer the grader's Z3 could not judge.
 pub fn csv(notebook: &str, exercises: &[(String, f64)], class: &[Graded]) -> String {
     let mut rows: Vec<&Graded> = class.iter().collect();
     rows.sort_by(|a, b| a.student.cmp(&b.student));
@@ -33,6 +34,7 @@ pub fn csv(notebook: &str, exercises: &[(String, f64)], class: &[Graded]) -> Str
         for (id, max) in exercises {
             let (score, status) = match &g.marks {
                 Ok(marks) => match marks.iter().find(|m| &m.exercise == id) {
+                    Some(m) if m.status == Status::NotGraded => (String::new(), "not graded"),
                     Some(m) => (number(m.score), m.status.as_str()),
                     None => (String::new(), "not graded"),
                 },
@@ -75,9 +77,9 @@ fn field(text: &str) -> String {
     }
 }
 
-/// The terminal's table: a row per student with each exercise's score and
-/// the total, then the submissions that could not be graded and the
-/// locked cells that changed.
+/// The terminal's table: a row per student with each exercise's score (`?`
+/// where not graded) and the total, then the submissions and exercises
+/// that could not be graded and the locked cells that changed.
 pub fn summary(exercises: &[(String, f64)], class: &[Graded]) -> String {
     let mut rows: Vec<&Graded> = class.iter().collect();
     rows.sort_by(|a, b| a.student.cmp(&b.student));
@@ -99,7 +101,10 @@ pub fn summary(exercises: &[(String, f64)], class: &[Graded]) -> String {
                         marks
                             .iter()
                             .find(|m| &m.exercise == id)
-                            .map_or("-".into(), |m| number(m.score)),
+                            .map_or("-".into(), |m| match m.status {
+                                Status::NotGraded => "?".into(),
+                                _ => number(m.score),
+                            }),
                     );
                 }
                 row.push(number(marks.iter().map(|m| m.score).sum()));
@@ -134,8 +139,19 @@ pub fn summary(exercises: &[(String, f64)], class: &[Graded]) -> String {
         let _ = writeln!(out, "{}", cells.join("  ").trim_end());
     }
     for g in &rows {
-        if let Err(why) = &g.marks {
-            let _ = writeln!(out, "not graded: {} ({}): {why}", g.student, g.file);
+        match &g.marks {
+            Err(why) => {
+                let _ = writeln!(out, "not graded: {} ({}): {why}", g.student, g.file);
+            }
+            Ok(marks) => {
+                for m in marks.iter().filter(|m| m.status == Status::NotGraded) {
+                    let _ = writeln!(
+                        out,
+                        "not graded: {} ({}), exercise {}: the grader's Z3 could not decide it; its feedback page says why",
+                        g.student, g.file, m.exercise
+                    );
+                }
+            }
         }
         for c in &g.changed {
             let _ = writeln!(out, "changed: {} ({}): {c}", g.student, g.file);
@@ -147,7 +163,6 @@ pub fn summary(exercises: &[(String, f64)], class: &[Graded]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::course::scoring::Status;
 
     fn mark(exercise: &str, score: f64, status: Status) -> Mark {
         Mark {
@@ -207,6 +222,32 @@ mod tests {
              zoe            2      0.5         2.5\n\
              not graded: =cmd (in/=cmd.ipynb): not valid JSON\n\
              changed: zoe (in/zoe.ipynb): the locked cell 09-1-test was edited\n"
+        );
+    }
+
+    #[test]
+    fn an_exercise_z3_could_not_decide_is_missing_from_the_csv_and_named_in_the_summary() {
+        let class = vec![Graded {
+            student: "ann".into(),
+            file: "ann.ipynb".into(),
+            marks: Ok(vec![
+                mark("09-1", 0.0, Status::NotGraded),
+                mark("09-2", 2.0, Status::Right),
+            ]),
+            changed: vec![],
+            answers: BTreeMap::new(),
+        }];
+        assert_eq!(
+            csv("09-x", &exercises(), &class),
+            "student_id,notebook,exercise,score,max_score,status\n\
+             ann,09-x,09-1,,2,not graded\n\
+             ann,09-x,09-2,2,2,right\n"
+        );
+        assert_eq!(
+            summary(&exercises(), &class),
+            "student  09-1 /2  09-2 /2  total /4\n\
+             ann            ?        2         2\n\
+             not graded: ann (ann.ipynb), exercise 09-1: the grader's Z3 could not decide it; its feedback page says why\n"
         );
     }
 }

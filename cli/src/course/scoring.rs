@@ -1,8 +1,11 @@
-//! Points and feedback for each exercise of a graded run, by the rules of
-//! nbgrader's autograder (`nbgrader.utils.determine_grade`): a test cell
-//! that failed, or wrote on standard error, gets nothing; one whose value is
-//! a single number gets that many points (partial credit); any other gets
-//! all its points.
+//! Points and feedback for each exercise of a graded run. The points come
+//! from the grader's judgement of the answers the run handed in, as data
+//! ([`puzzlebook::grade::judge`]), never from what its cells printed or how
+//! they ended: those are feedback only, and say why an answer is missing.
+
+use std::collections::BTreeMap;
+
+use puzzlebook::grade::judge::Judgement;
 
 use crate::course::submission::Exercise;
 use crate::notebook::ipynb::Output;
@@ -15,11 +18,13 @@ pub enum Status {
     Right,
     /// Some of its points.
     Partial,
-    /// None: a test failed.
+    /// None: the answer is not right, or none was handed in.
     Wrong,
     /// None: a cell before its tests stopped the run (a timeout, the memory
     /// limit), so they did not run.
     NotRun,
+    /// The grader's Z3 could not decide; a teacher looks at it.
+    NotGraded,
 }
 
 impl Status {
@@ -30,6 +35,7 @@ impl Status {
             Status::Partial => "partial",
             Status::Wrong => "wrong",
             Status::NotRun => "not run",
+            Status::NotGraded => "not graded",
         }
     }
 }
@@ -45,30 +51,33 @@ pub struct Mark {
     pub max: f64,
     /// How it went.
     pub status: Status,
-    /// What its cells said: the tests' output, or why they failed.
+    /// What its cells said, and the judgement of its answer.
     pub feedback: String,
 }
 
 /// Each exercise's mark from the run's `cells` (one result per code cell,
-/// in order; a run that stopped is shorter).
-pub fn score(exercises: &[Exercise], cells: &CellResults) -> Vec<Mark> {
-    exercises.iter().map(|e| mark(e, cells)).collect()
+/// in order; a run that stopped is shorter) and the judgement of each
+/// exercise's handed-in answer, by exercise.
+pub fn score(
+    exercises: &[Exercise],
+    cells: &CellResults,
+    judged: &BTreeMap<String, Judgement>,
+) -> Vec<Mark> {
+    exercises
+        .iter()
+        .map(|e| mark(e, cells, judged.get(&e.id)))
+        .collect()
 }
 
-fn mark(exercise: &Exercise, cells: &CellResults) -> Mark {
-    let mut score = 0.0;
+fn mark(exercise: &Exercise, cells: &CellResults, judged: Option<&Judgement>) -> Mark {
     let mut feedback = Vec::new();
     let mut not_run = false;
     if let Some(Some(Err(e))) = exercise.solution.map(|n| cells.get(n - 1)) {
         feedback.push(format!("Your solution cell failed:\n{}", failure(e)));
     }
-    for &(number, points) in &exercise.tests {
+    for &(number, _) in &exercise.tests {
         match cells.get(number - 1) {
-            Some(Ok(outputs)) => {
-                let (got, said) = test_points(outputs, points);
-                score += got;
-                feedback.extend(said);
-            }
+            Some(Ok(outputs)) => feedback.extend(printed(outputs)),
             Some(Err(e)) => feedback.push(failure(e)),
             None => {
                 not_run = true;
@@ -80,14 +89,21 @@ fn mark(exercise: &Exercise, cells: &CellResults) -> Mark {
         }
     }
     let max = exercise.max();
-    let status = if not_run {
-        Status::NotRun
-    } else if score >= max {
-        Status::Right
-    } else if score > 0.0 {
-        Status::Partial
-    } else {
-        Status::Wrong
+    let (score, status) = match judged {
+        _ if not_run => (0.0, Status::NotRun),
+        None => {
+            feedback.push("Not answered: nothing was judged.".into());
+            (0.0, Status::Wrong)
+        }
+        Some(j) => {
+            feedback.push(j.feedback());
+            match j.points(max) {
+                Some(p) if p >= max => (p, Status::Right),
+                Some(p) if p > 0.0 => (p, Status::Partial),
+                Some(p) => (p, Status::Wrong),
+                None => (0.0, Status::NotGraded),
+            }
+        }
     };
     Mark {
         exercise: exercise.id.clone(),
@@ -98,34 +114,16 @@ fn mark(exercise: &Exercise, cells: &CellResults) -> Mark {
     }
 }
 
-/// A test cell's points out of `max` from its outputs, and what it said.
-fn test_points(outputs: &[Output], max: f64) -> (f64, Vec<String>) {
-    let mut said = Vec::new();
-    for o in outputs {
-        match o {
-            Output::Stream { name, text } if name == "stderr" => {
-                said.push(format!(
-                    "The test wrote on standard error, which fails it:\n{}",
-                    text.trim_end()
-                ));
-                return (0.0, said);
-            }
-            Output::Stream { text, .. } => said.push(text.trim_end().to_string()),
-            Output::ExecuteResult { data } => {
-                let text = data.get("text/plain").map(|t| t.trim()).unwrap_or("");
-                return match text.parse::<f64>() {
-                    Ok(p) if p.is_finite() && (0.0..=max).contains(&p) => (p, said),
-                    _ => {
-                        if !text.is_empty() {
-                            said.push(text.to_string());
-                        }
-                        (max, said)
-                    }
-                };
-            }
-        }
-    }
-    (max, said)
+/// What a test cell's visible part printed, as text.
+fn printed(outputs: &[Output]) -> Vec<String> {
+    outputs
+        .iter()
+        .filter_map(|o| match o {
+            Output::Stream { text, .. } => Some(text.trim_end().to_string()),
+            Output::ExecuteResult { data } => data.get("text/plain").map(|t| t.trim().to_string()),
+        })
+        .filter(|t| !t.is_empty())
+        .collect()
 }
 
 /// Why a cell failed, for the student: the message, without the runner's
@@ -169,7 +167,7 @@ fn panic_message(message: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::runner::execute::CellAt;
-    use std::collections::BTreeMap;
+    use puzzlebook::grade::Verdict;
 
     fn exercise() -> Exercise {
         Exercise {
@@ -194,34 +192,64 @@ mod tests {
         }
     }
 
-    fn value(text: &str) -> Output {
-        Output::ExecuteResult {
-            data: BTreeMap::from([("text/plain".to_string(), text.to_string())]),
-        }
+    fn judged(verdict: Verdict) -> BTreeMap<String, Judgement> {
+        BTreeMap::from([(
+            "09-1".to_string(),
+            Judgement {
+                parts: vec![(String::new(), verdict)],
+            },
+        )])
+    }
+
+    fn right() -> Verdict {
+        Verdict::Same { solutions: Some(1) }
     }
 
     #[test]
-    fn a_clean_test_gets_every_point_and_its_output_is_the_feedback() {
-        let cells = vec![Ok(vec![]), Ok(vec![out("Right: the same answers\n")])];
-        let m = &score(&[exercise()], &cells)[0];
+    fn the_points_are_the_judgement_s_and_the_output_is_feedback() {
+        let cells = vec![Ok(vec![]), Ok(vec![out("<< on 124 gives 12\n")])];
+        let m = &score(&[exercise()], &cells, &judged(right()))[0];
         assert_eq!((m.score, m.max, m.status), (2.0, 2.0, Status::Right));
-        assert_eq!(m.feedback, "Right: the same answers");
+        assert_eq!(
+            m.feedback,
+            "<< on 124 gives 12\nRight: your model has exactly the reference's 1 solution."
+        );
     }
 
     #[test]
-    fn a_failed_test_gets_nothing_and_says_why() {
+    fn what_a_cell_prints_or_how_it_fails_gives_no_points() {
+        let wrong = Verdict::NoAnswer {
+            why: "no answer was handed in".into(),
+        };
+        for cells in [
+            vec![
+                Ok(vec![]),
+                Ok(vec![out(
+                    "Right: your model has exactly the reference's 1 solution.\n",
+                )]),
+            ],
+            vec![
+                Ok(vec![]),
+                Ok(vec![Output::ExecuteResult {
+                    data: BTreeMap::from([("text/plain".to_string(), "2".to_string())]),
+                }]),
+            ],
+        ] {
+            let m = &score(&[exercise()], &cells, &judged(wrong.clone()))[0];
+            assert_eq!((m.score, m.status), (0.0, Status::Wrong));
+        }
+        // A failed test cell with a right answer handed in before it fails.
         let cells = vec![
             Ok(vec![]),
             Err(ExecError::Cell {
                 at: at(2),
-                message: "thread 'a' panicked at src/a.rs:1:1:\nNot yet: your model allows Q1=B"
-                    .into(),
+                message: "thread 'a' panicked at src/a.rs:1:1:\nboom".into(),
             }),
         ];
-        let m = &score(&[exercise()], &cells)[0];
-        assert_eq!((m.score, m.status), (0.0, Status::Wrong));
+        let m = &score(&[exercise()], &cells, &judged(right()))[0];
+        assert_eq!((m.score, m.status), (2.0, Status::Right));
         assert!(
-            m.feedback.contains("Not yet: your model allows Q1=B"),
+            m.feedback.starts_with("code cell 2 panicked:\nboom"),
             "{}",
             m.feedback
         );
@@ -234,13 +262,16 @@ mod tests {
             Err(ExecError::Cell {
                 at: at(2),
                 message: "thread '<unnamed>' (15980) panicked at /home/t/puzzlebook/src/grade.rs:464:5:\n\
-                          Not yet:\n- your model allows x0=1\nstack backtrace:\n   0: rust_begin_unwind"
+                          exercise 09-1 is not solved yet\nstack backtrace:\n   0: rust_begin_unwind"
                     .into(),
             }),
         ];
+        let none = Verdict::NoAnswer {
+            why: "no answer was handed in".into(),
+        };
         assert_eq!(
-            score(&[exercise()], &cells)[0].feedback,
-            "code cell 2 panicked:\nNot yet:\n- your model allows x0=1"
+            score(&[exercise()], &cells, &judged(none))[0].feedback,
+            "code cell 2 panicked:\nexercise 09-1 is not solved yet\nNot answered: no answer was handed in."
         );
         assert_eq!(
             panic_message("thread 'main' panicked at src/lib.rs:1:1:\nboom\nnote: run with `RUST_BACKTRACE=1`"),
@@ -250,27 +281,15 @@ mod tests {
     }
 
     #[test]
-    fn standard_error_fails_a_test_as_in_nbgrader() {
-        let cells = vec![
-            Ok(vec![]),
-            Ok(vec![Output::Stream {
-                name: "stderr".into(),
-                text: "warning\n".into(),
-            }]),
-        ];
-        assert_eq!(score(&[exercise()], &cells)[0].score, 0.0);
-    }
-
-    #[test]
-    fn a_number_as_the_test_s_value_is_partial_credit() {
-        let cells = vec![Ok(vec![]), Ok(vec![value("1.5")])];
-        let m = &score(&[exercise()], &cells)[0];
-        assert_eq!((m.score, m.status), (1.5, Status::Partial));
-        // Anything else as the value, or a number out of range, is all the points.
-        for v in ["()", "7", "-1"] {
-            let cells = vec![Ok(vec![]), Ok(vec![value(v)])];
-            assert_eq!(score(&[exercise()], &cells)[0].score, 2.0, "{v}");
-        }
+    fn a_judgement_z3_could_not_decide_is_not_graded() {
+        let cells = vec![Ok(vec![]), Ok(vec![])];
+        let unknown = Verdict::NotGraded {
+            reason: "Z3 could not decide".into(),
+        };
+        let m = &score(&[exercise()], &cells, &judged(unknown))[0];
+        assert_eq!(m.status, Status::NotGraded);
+        let m = &score(&[exercise()], &cells, &BTreeMap::new())[0];
+        assert_eq!((m.score, m.status), (0.0, Status::Wrong));
     }
 
     #[test]
@@ -279,7 +298,7 @@ mod tests {
             at: at(1),
             seconds: 30,
         })];
-        let m = &score(&[exercise()], &cells)[0];
+        let m = &score(&[exercise()], &cells, &judged(right()))[0];
         assert_eq!((m.score, m.status), (0.0, Status::NotRun));
         assert_eq!(
             m.feedback,

@@ -1,6 +1,7 @@
 //! A student's submission checked against the teacher's notebook and turned
-//! into the notebook that is graded: the teacher's cells, hidden tests
-//! included, with the student's solution cells in place of the solutions.
+//! into the notebook that is graded: the teacher's student release (no
+//! hidden test ever runs in a student's process), with the student's
+//! solution cells in place of the stubs.
 //!
 //! Only the solution cells come from the submission, matched by their
 //! nbgrader `grade_id`: a student cannot change a test, the `:dep` line or
@@ -118,11 +119,12 @@ impl Source {
         })
     }
 
-    /// The notebook to grade for `submitted`: the source with each solution
-    /// cell's code taken from the submission's cell of the same `grade_id`
-    /// (a solution cell the submission lacks keeps the release's stub, so
-    /// its tests fail naming the exercise), outputs cleared; and what the
-    /// student changed that a grade does not take.
+    /// The notebook to grade for `submitted`: the source's student release
+    /// (no hidden test, no solution) with each solution cell's code taken
+    /// from the submission's cell of the same `grade_id` (a solution cell
+    /// the submission lacks keeps the release's stub, so its tests fail
+    /// naming the exercise), outputs cleared; and what the student changed
+    /// that a grade does not take.
     pub fn assemble(&self, submitted: &Notebook) -> Result<Assembled, SubmissionError> {
         // Read leniently: a cell whose metadata a student broke only fails
         // to match.
@@ -147,7 +149,7 @@ impl Source {
                 },
             });
         }
-        let mut nb = self.nb.clone();
+        let mut nb = self.released.clone();
         let (mut changed, mut missing) = (Vec::new(), Vec::new());
         for (position, meta) in &self.cells {
             let found = theirs.get(&meta.grade_id).map(|&i| &submitted.cells[i]);
@@ -328,15 +330,14 @@ mod tests {
     }
 
     #[test]
-    fn the_student_s_solution_runs_with_the_teacher_s_hidden_tests() {
+    fn the_student_s_solution_runs_with_the_visible_tests_only() {
         let s = Source::new(source()).unwrap();
         let mut handed_in = released();
         handed_in.cells[1].source = "fn exercise_09_1() -> i64 { 41 }".into();
         let a = s.assemble(&handed_in).unwrap();
         assert_eq!(a.nb.cells[1].source, "fn exercise_09_1() -> i64 { 41 }");
-        assert!(a.nb.cells[2]
-            .source
-            .contains("assert_eq!(exercise_09_1(), 42);"));
+        assert_eq!(a.nb.cells[2].source, released().cells[2].source);
+        assert!(!a.nb.cells[2].source.contains("42"));
         assert!(a.changed.is_empty() && a.missing.is_empty());
     }
 
@@ -353,7 +354,7 @@ mod tests {
                 deleted: false
             }]
         );
-        assert!(a.nb.cells[2].source.contains("BEGIN HIDDEN TESTS"));
+        assert_eq!(a.nb.cells[2].source, released().cells[2].source);
         assert_eq!(
             a.changed[0].to_string(),
             "the locked cell 09-1-test was edited; the teacher's version was graded"

@@ -237,6 +237,11 @@ fn engine_environment(
         library_path(&[std_lib, deps], old.as_deref())?,
     );
     std::env::set_var("EVCXR_CONFIG_DIR", config_dir);
+    // Only `grade` hands answers or a reference over, and says where
+    // ([`EngineScope::hand_over`]); never a folder from the caller's shell.
+    for var in HAND_OVER_VARS {
+        std::env::remove_var(var);
+    }
     match memory {
         Some(bytes) => {
             std::env::set_var(crate::engine::cell_process::MEMORY_VAR, bytes.to_string())
@@ -246,8 +251,17 @@ fn engine_environment(
     Ok(())
 }
 
+/// The variables through which a graded run's cells hand their answers, or
+/// the reference run its reference, to the grader ([`puzzlebook::grade::handed`]).
+const HAND_OVER_VARS: [&str; 2] = [
+    puzzlebook::grade::handed::HAND_IN_VAR,
+    puzzlebook::grade::handed::REFERENCE_VAR,
+];
+
 /// The variables [`engine_environment`] sets or removes.
-const ENGINE_VARS: [&str; 7] = [
+const ENGINE_VARS: [&str; 9] = [
+    HAND_OVER_VARS[0],
+    HAND_OVER_VARS[1],
     "EVCXR_TMPDIR",
     "CARGO_TARGET_DIR",
     "CARGO_BUILD_TARGET_DIR",
@@ -273,6 +287,7 @@ pub struct EngineScope {
     base: PathBuf,
     previous_dir: Option<PathBuf>,
     previous_vars: Option<Vec<(&'static str, Option<OsString>)>>,
+    hand_over: Option<(&'static str, PathBuf)>,
 }
 
 impl EngineScope {
@@ -286,6 +301,7 @@ impl EngineScope {
             base,
             previous_dir: None,
             previous_vars: None,
+            hand_over: None,
         })
     }
 
@@ -315,7 +331,31 @@ impl EngineScope {
             &self.absolute(build_dir),
             &self.absolute(config_dir),
             memory,
-        )
+        )?;
+        if let Some((var, dir)) = self.hand_over.take() {
+            std::env::set_var(var, self.absolute(&dir));
+        }
+        Ok(())
+    }
+
+    /// Makes the next engine's cells hand their answers over in `dir`
+    /// ([`puzzlebook::grade::handed::HAND_IN_VAR`]), or write the reference
+    /// there ([`puzzlebook::grade::handed::REFERENCE_VAR`]): `var` set to
+    /// `dir` in the environment its cells' process starts with. Engines
+    /// started after it hand nothing over.
+    pub fn hand_over(&mut self, var: &'static str, dir: &Path) {
+        self.hand_over = Some((var, dir.to_path_buf()));
+    }
+
+    /// Takes the hand-over folder out of the environment again, once the
+    /// engine's cells' process has started with it: evcxr starts that
+    /// process again after a crash with the environment of the moment,
+    /// which, with several engines, is another engine's. Such a process
+    /// then hands nothing over, rather than into another run's folder.
+    pub fn stop_handing_over(&mut self) {
+        for var in HAND_OVER_VARS {
+            std::env::remove_var(var);
+        }
     }
 
     /// Moves the working directory to `dir` until the scope ends.
@@ -367,6 +407,52 @@ pub fn has_built_crate(slot: &Path) -> bool {
             let name = name.to_string_lossy();
             name.starts_with("libpuzzlebook-") && name.ends_with(".rlib")
         })
+}
+
+/// Removes from a build folder what evcxr kept of the cells it compiled
+/// there: the last cell's source (`src/lib.rs`), and in each target folder
+/// the cell crate's libraries (`libctx-…`, `libcode_N`), its dependency
+/// lists and fingerprints, and its incremental state. What cells compiled
+/// is then nowhere in the folder, and the dependencies stay built. Returns
+/// the paths it could not remove.
+///
+/// `grade` does this before the build folder is shown to submissions: a
+/// teacher's `report` or an earlier trusted grade compiles hidden tests
+/// there.
+pub fn forget_cells(slot: &Path) -> Vec<PathBuf> {
+    let is_cells = |name: &str| {
+        name.starts_with("libctx-")
+            || name.starts_with("libctx.")
+            || name.starts_with("libcode_")
+            || name.starts_with("ctx-")
+    };
+    let mut gone = vec![slot.join("src/lib.rs")];
+    let targets = std::fs::read_dir(slot.join("target"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("debug"))
+        .chain([slot.join("target/debug")]);
+    for debug in targets {
+        for sub in ["", "deps", "incremental", ".fingerprint"] {
+            let dir = debug.join(sub);
+            for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                if is_cells(&e.file_name().to_string_lossy()) {
+                    gone.push(e.path());
+                }
+            }
+        }
+    }
+    gone.into_iter()
+        .filter(|p| {
+            let removed = match std::fs::symlink_metadata(p) {
+                Ok(m) if m.is_dir() => std::fs::remove_dir_all(p),
+                Ok(_) => std::fs::remove_file(p),
+                Err(_) => return false,
+            };
+            removed.is_err()
+        })
+        .collect()
 }
 
 /// Gives the empty build folder `to` the build in `from`, so cargo finds the
@@ -472,6 +558,42 @@ pub fn interrupted() -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn forgetting_the_cells_leaves_the_dependencies() {
+        let slot = tempfile::tempdir().unwrap();
+        let deps = slot
+            .path()
+            .join("target/x86_64-unknown-linux-gnu/debug/deps");
+        let incremental = deps.with_file_name("incremental");
+        let fingerprint = deps.with_file_name(".fingerprint");
+        for d in [
+            &deps,
+            &incremental.join("ctx-1a/s-x"),
+            &fingerprint.join("ctx-2b"),
+            &fingerprint.join("z3-3c"),
+            &slot.path().join("src"),
+        ] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let cells = ["libctx-0d.so", "libcode_7.so", "ctx-0d.d"];
+        let kept = ["libz3-4e.rlib", "libpuzzlebook-5f.rlib", "puzzlebook-5f.d"];
+        for f in cells.iter().chain(&kept) {
+            std::fs::write(deps.join(f), b"").unwrap();
+        }
+        std::fs::write(slot.path().join("src/lib.rs"), b"// BEGIN HIDDEN TESTS").unwrap();
+        assert!(forget_cells(slot.path()).is_empty());
+        for f in cells {
+            assert!(!deps.join(f).exists(), "{f}");
+        }
+        for f in kept {
+            assert!(deps.join(f).exists(), "{f}");
+        }
+        assert!(!slot.path().join("src/lib.rs").exists());
+        assert!(!incremental.join("ctx-1a").exists());
+        assert!(!fingerprint.join("ctx-2b").exists());
+        assert!(fingerprint.join("z3-3c").exists());
+    }
+
     use super::*;
 
     #[test]

@@ -1,16 +1,23 @@
-//! `puzzlebook grade`: each submission checked against the source notebook
-//! and assembled ([`crate::course::submission`]), run past its failing
-//! cells from a temporary folder ([`jobs`]), scored
+//! `puzzlebook grade`: the teacher's notebook run once to write the
+//! reference answers; each submission checked against it and assembled
+//! into the student release ([`crate::course::submission`]), run past its
+//! failing cells, in a sandbox of its own ([`sandboxed`]) or trusted
+//! ([`jobs`]), handing its answers over as data; each answer judged with
+//! the grader's own Z3 ([`puzzlebook::grade::judge`]) and scored
 //! ([`crate::course::scoring`]); then, once every run is over, the grades
 //! and feedback pages written.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use puzzlebook::grade::handed::{self, Reference, HAND_IN_VAR, REFERENCE_VAR};
+use puzzlebook::grade::judge::Judgement;
+
 use super::jobs::{self, Job};
 use super::paths::Project;
 use super::run::lock;
-use super::{sandbox, sandboxed, RunnerError};
+use super::sandboxed::{HandedOver, Ran};
+use super::{judging, sandbox, sandboxed, RunnerError};
 use crate::course::gradebook::{self, Graded};
 use crate::course::scoring;
 use crate::course::submission::{self, Source};
@@ -19,7 +26,6 @@ use crate::engine::{self, BuildDirLock, EngineError};
 use crate::notebook::chapter::{self, Chapter};
 use crate::notebook::io;
 use crate::notebook::ipynb::{CellKind, Notebook};
-use crate::runner::execute::CellResults;
 
 /// What to grade, and where the grades go.
 #[derive(Debug, Clone)]
@@ -123,7 +129,7 @@ pub fn grade(project: &Project, g: &Grading) -> Result<Outcome, RunnerError> {
     } else {
         How::Trusted
     };
-    class.extend(run_and_score(project, &source, &ready, &how)?);
+    class.extend(run_and_score(project, &source, &warm, &ready, &how)?);
     if engine::interrupted() {
         return Err(RunnerError::Interrupted);
     }
@@ -151,7 +157,13 @@ pub fn grade(project: &Project, g: &Grading) -> Result<Outcome, RunnerError> {
     wrote.push(grades);
     Ok(Outcome {
         summary: gradebook::summary(&exercises, &class),
-        not_graded: class.iter().filter(|c| c.marks.is_err()).count(),
+        not_graded: class
+            .iter()
+            .filter(|c| match &c.marks {
+                Ok(marks) => marks.iter().any(|m| m.status == scoring::Status::NotGraded),
+                Err(_) => true,
+            })
+            .count(),
         wrote,
     })
 }
@@ -267,11 +279,17 @@ fn what_is_seen(
     sandboxed::Seen { read_only, hidden }
 }
 
-/// Runs the ready submissions, up to `project.jobs` at once, each past its
-/// failing cells, in a working folder of its own; and scores them.
+/// The reference run's label.
+const REFERENCE_RUN: &str = "the teacher's notebook (the reference run)";
+
+/// Runs the teacher's notebook `reference_nb` once, for the reference
+/// answers, then the ready submissions, up to `project.jobs` at once, each
+/// past its failing cells, handing its answers over; and judges and scores
+/// them.
 fn run_and_score(
     project: &Project,
     source: &Source,
+    reference_nb: &Notebook,
     ready: &[Ready],
     how: &How,
 ) -> Result<Vec<Graded>, RunnerError> {
@@ -286,16 +304,30 @@ fn run_and_score(
             path: std::env::temp_dir(),
             source: e,
         })?;
-    let mut ran = match how {
-        How::Trusted => run_trusted(project, &held, folder.path(), ready)?,
-        How::Sandboxed { warm_up, seen } => {
-            run_sandboxed(project, &held, folder.path(), ready, warm_up.as_ref(), seen)?
-        }
+    let ids: Vec<String> = source.exercises.iter().map(|e| e.id.clone()).collect();
+    let (reference, mut ran) = match how {
+        How::Trusted => run_trusted(project, &held, folder.path(), reference_nb, ready, &ids)?,
+        How::Sandboxed { warm_up, seen } => run_sandboxed(
+            project,
+            &held,
+            folder.path(),
+            reference_nb,
+            ready,
+            warm_up.as_ref(),
+            seen,
+            &ids,
+        )?,
     };
+    let references = references(reference, &ids)?;
     let mut class = Vec::new();
     for (i, r) in ready.iter().enumerate() {
         let marks = match ran.remove(&i) {
-            Some(Ok(cells)) => Ok(scoring::score(&source.exercises, &cells)),
+            Some(Ok(run)) => {
+                let scratch = folder.path().join("judging").join(i.to_string());
+                let judged = judge_all(&references, &run.handed, &scratch);
+                let _ = std::fs::remove_dir_all(&scratch);
+                Ok(scoring::score(&source.exercises, &run.cells, &judged))
+            }
             Some(Err(why)) => Err(why),
             None if engine::interrupted() => return Err(RunnerError::Interrupted),
             None => Err("it did not run, because an earlier engine failed".to_string()),
@@ -322,19 +354,114 @@ fn run_and_score(
     Ok(class)
 }
 
-/// Each submission's cells, or why it has none, by index: run in this
-/// process's engines, trusted.
+/// Each exercise's reference, from the reference run, which must have run
+/// every cell cleanly (the teacher's own solutions pass the teacher's own
+/// tests) and written a reference for every exercise.
+fn references(ran: Ran, ids: &[String]) -> Result<BTreeMap<String, Reference>, RunnerError> {
+    if let Some(e) = ran.cells.iter().find_map(|c| c.as_ref().err()) {
+        return Err(RunnerError::Reference(format!(
+            "failed, and grading needs it to pass its own tests: {}",
+            scoring::failure(e)
+        )));
+    }
+    let mut out = BTreeMap::new();
+    for id in ids {
+        let read = match ran.handed.get(id) {
+            Some(Ok(Some(bytes))) => handed::from_bytes::<Reference>(bytes).map_err(|e| {
+                RunnerError::Reference(format!(
+                    "wrote a reference for exercise {id} that cannot be read: {e}"
+                ))
+            })?,
+            Some(Err(why)) => {
+                return Err(RunnerError::Reference(format!(
+                    "wrote a reference for exercise {id} that cannot be read: {why}"
+                )))
+            }
+            Some(Ok(None)) | None => {
+                return Err(RunnerError::Reference(format!(
+                    "checked no answer for exercise {id}: its test cell must hand the answer in with `grade::hand_in` (or `hand_in_number`, `hand_in_set`, `Answer`) in its visible part and check it with `answer.check…` in its hidden tests (docs/teaching.md, \"The exercise format\")"
+                )))
+            }
+        };
+        if read.parts.is_empty() {
+            return Err(RunnerError::Reference(format!(
+                "wrote a reference for exercise {id} with nothing to check"
+            )));
+        }
+        if read.exercise.id != *id {
+            return Err(RunnerError::Reference(format!(
+                "wrote exercise {}'s reference for exercise {id}",
+                read.exercise.id
+            )));
+        }
+        out.insert(id.clone(), read);
+    }
+    Ok(out)
+}
+
+/// Each exercise's judgement of what a run handed over, each in a process
+/// of its own ([`judging`]) with its files under `scratch`.
+fn judge_all(
+    references: &BTreeMap<String, Reference>,
+    handed: &HandedOver,
+    scratch: &Path,
+) -> BTreeMap<String, Judgement> {
+    references
+        .iter()
+        .map(|(id, reference)| {
+            let answer = handed.get(id).cloned().unwrap_or(Ok(None));
+            let judged = judging::judge_apart(reference, &answer, &scratch.join(id));
+            (id.clone(), judged)
+        })
+        .collect()
+}
+
+/// The reference run's cells and reference, and each submission's cells
+/// and answers or why it has none, by index.
+type Runs = (Ran, BTreeMap<usize, Result<Ran, String>>);
+
+/// [`Runs`] in this process's engines, trusted: the reference run first,
+/// alone (it builds a cold build folder), then the submissions.
 fn run_trusted(
     project: &Project,
     held: &BuildDirLock,
     folder: &Path,
+    reference_nb: &Notebook,
     ready: &[Ready],
-) -> Result<BTreeMap<usize, Result<CellResults, String>>, RunnerError> {
-    // A cold build folder is built by the first submission alone: more
-    // engines would each build z3 and polars at the same time.
-    let mut at_once = project.clone();
-    if held.cold || !engine::has_built_crate(&held.dir) {
-        at_once.jobs = 1;
+    ids: &[String],
+) -> Result<Runs, RunnerError> {
+    let hand_over = |name: &str| -> Result<PathBuf, RunnerError> {
+        let dir = folder.join(name);
+        std::fs::create_dir_all(&dir).map_err(|e| io::IoError::Write {
+            path: dir.clone(),
+            source: e,
+        })?;
+        Ok(dir)
+    };
+    let mut one = project.clone();
+    one.jobs = 1;
+    let reference_dir = hand_over("reference")?;
+    let job = Job {
+        index: 0,
+        label: REFERENCE_RUN,
+        nb: reference_nb,
+        hand_over: Some((REFERENCE_VAR, reference_dir.clone())),
+    };
+    let mut reference = None;
+    for (_, out) in jobs::execute_at_once(&one, &held.dir, folder, &[job], true)? {
+        let (cells, _took) = out?;
+        reference = Some(Ran {
+            cells,
+            handed: sandboxed::read_handed(&reference_dir, ids),
+        });
+    }
+    if engine::interrupted() {
+        return Err(RunnerError::Interrupted);
+    }
+    let reference = reference.ok_or(RunnerError::Interrupted)?;
+    let mut dirs = Vec::new();
+    for i in 0..ready.len() {
+        dirs.push(hand_over(&format!("hand-in-{i}"))?);
     }
     let jobs_list: Vec<Job<'_>> = ready
         .iter()
@@ -343,34 +470,43 @@ fn run_trusted(
             index,
             label: &r.label,
             nb: &r.assembled.nb,
+            hand_over: Some((HAND_IN_VAR, dirs[index].clone())),
         })
         .collect();
-    Ok(
-        jobs::execute_at_once(&at_once, &held.dir, folder, &jobs_list, true)?
-            .into_iter()
-            .map(|(i, ran)| {
-                (
-                    i,
-                    ran.map(|(cells, _took)| cells).map_err(|e| e.to_string()),
-                )
-            })
-            .collect(),
-    )
+    let ran = jobs::execute_at_once(project, &held.dir, folder, &jobs_list, true)?
+        .into_iter()
+        .map(|(i, ran)| {
+            let ran = ran
+                .map(|(cells, _took)| Ran {
+                    cells,
+                    handed: sandboxed::read_handed(&dirs[i], ids),
+                })
+                .map_err(|e| e.to_string());
+            (i, ran)
+        })
+        .collect();
+    Ok((reference, ran))
 }
 
-/// Each submission's cells, or why it has none, by index: each run in a
-/// sandbox of its own, over the build folder, in which `warm_up` (the
-/// teacher's `:dep` cells, trusted) runs first to build what they need.
+/// [`Runs`], each in a sandbox of its own, over the build folder, in which
+/// `warm_up` (the teacher's `:dep` cells, trusted) runs first, outside, to
+/// build what they need. The reference run is sandboxed too, so that the
+/// cells it compiles, hidden tests and all, stay in its own view of the
+/// build folder.
+#[allow(clippy::too_many_arguments)]
 fn run_sandboxed(
     project: &Project,
     held: &BuildDirLock,
     folder: &Path,
+    reference_nb: &Notebook,
     ready: &[Ready],
     warm_up: Option<&Notebook>,
     seen: &sandboxed::Seen,
-) -> Result<BTreeMap<usize, Result<CellResults, String>>, RunnerError> {
+    ids: &[String],
+) -> Result<Runs, RunnerError> {
     sandbox::check_available(&folder.join("trial"))?;
-    let needs_crate = ready.iter().any(|r| r.assembled.nb.depends_on_crate());
+    let needs_crate =
+        reference_nb.depends_on_crate() || ready.iter().any(|r| r.assembled.nb.depends_on_crate());
     // Always: a folder built for another notebook may lack this one's
     // features, and each sandbox would build them again in its own view.
     if let Some(nb) = warm_up {
@@ -386,6 +522,7 @@ fn run_sandboxed(
             index: 0,
             label: "the source's :dep cells",
             nb,
+            hand_over: None,
         };
         for (_, ran) in jobs::execute_at_once(&one, &held.dir, folder, &[job], false)? {
             ran?;
@@ -395,6 +532,46 @@ fn run_sandboxed(
         }
     }
     engine::pin_versions(&project.root, &held.dir, needs_crate)?;
+    // Every sandbox sees the build folder; the cells a teacher's `report` or
+    // a trusted grade compiled there hold hidden tests.
+    if let Some(left) = engine::forget_cells(&held.dir).into_iter().next() {
+        return Err(EngineError::Io {
+            path: left,
+            source: std::io::Error::other(
+                "cannot remove what earlier runs compiled in the build folder, which may hold hidden tests; remove it, or grade with another build folder (EVCXR_TMPDIR)",
+            ),
+        }
+        .into());
+    }
+    let base = held.dir.canonicalize().map_err(|source| EngineError::Io {
+        path: held.dir.clone(),
+        source,
+    })?;
+    let reference_job = sandboxed::Job {
+        index: 0,
+        label: REFERENCE_RUN,
+        nb: reference_nb,
+        hand_over: REFERENCE_VAR,
+    };
+    let mut one = project.clone();
+    one.jobs = 1;
+    let reference = sandboxed::run_all(
+        &one,
+        &base,
+        &folder.join("reference"),
+        &[reference_job],
+        seen,
+        ids,
+    )
+    .pop();
+    if engine::interrupted() {
+        return Err(RunnerError::Interrupted);
+    }
+    let reference = match reference {
+        Some((_, Ok(ran))) => ran,
+        Some((_, Err(why))) => return Err(RunnerError::Reference(format!("did not run: {why}"))),
+        None => return Err(RunnerError::Interrupted),
+    };
     let jobs_list: Vec<sandboxed::Job<'_>> = ready
         .iter()
         .enumerate()
@@ -402,17 +579,21 @@ fn run_sandboxed(
             index,
             label: &r.label,
             nb: &r.assembled.nb,
+            hand_over: HAND_IN_VAR,
         })
         .collect();
-    let base = held.dir.canonicalize().map_err(|source| EngineError::Io {
-        path: held.dir.clone(),
-        source,
-    })?;
-    let ran = sandboxed::run_all(project, &base, folder, &jobs_list, seen);
+    let ran = sandboxed::run_all(
+        project,
+        &base,
+        &folder.join("submissions"),
+        &jobs_list,
+        seen,
+        ids,
+    );
     if engine::interrupted() {
         return Err(RunnerError::Interrupted);
     }
-    Ok(ran.into_iter().collect())
+    Ok((reference, ran.into_iter().collect()))
 }
 
 /// Each exercise's solution cell in the graded notebook, as the student

@@ -22,6 +22,10 @@ pub(super) struct Job<'a> {
     pub label: &'a str,
     /// The notebook.
     pub nb: &'a Notebook,
+    /// Where its cells hand answers or a reference over, and through which
+    /// variable ([`EngineScope::hand_over`]); `None` for a run that grades
+    /// nothing.
+    pub hand_over: Option<(&'static str, PathBuf)>,
 }
 
 /// A job's cells and time, or why it stopped. Unless it ran past failures,
@@ -121,9 +125,15 @@ fn run_jobs(
             if engine::interrupted() || failed.load(Ordering::SeqCst) {
                 break;
             }
+            if let Some((var, dir)) = &job.hand_over {
+                engines.hand_over(var, dir);
+            }
             let started = engine::pin_versions(root, dirs[k], job.nb.depends_on_crate())
                 .map_err(RunnerError::from)
                 .and_then(|()| Ok(execute::start(engines, job.label, dirs[k], limits)?));
+            if dirs.len() > 1 {
+                engines.stop_handing_over();
+            }
             let started = match started {
                 Ok(started) => started,
                 Err(e) => {

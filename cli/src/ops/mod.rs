@@ -8,7 +8,8 @@
 //! notebook on this thread: `run`), [`report`] (`report` and `check`: plan,
 //! check, update, index, summary), [`jobs`] (`-j`, one engine per job) and
 //! [`grade`] (`grade`: submissions run past their failures, then scored),
-//! [`sandbox`] (a submission's sandbox) and [`sandboxed`] (runs in them), with
+//! [`sandbox`] (a submission's sandbox) and [`sandboxed`] (runs in them),
+//! [`judging`] (each answer judged in a process of its own), with
 //! [`release`] (`exercises release`) and [`solve`] (`solve`'s answers).
 
 use std::path::PathBuf;
@@ -22,6 +23,7 @@ use crate::runner::execute::ExecError;
 
 mod grade;
 mod jobs;
+mod judging;
 mod paths;
 mod progress;
 pub mod release;
@@ -32,6 +34,7 @@ mod sandboxed;
 pub mod solve;
 
 pub use grade::{grade, Grading, Outcome};
+pub use judging::run_judge_job;
 pub use paths::Project;
 pub use progress::{parse_timing_line, timing_line};
 pub use report::report;
@@ -76,6 +79,9 @@ pub enum RunnerError {
     /// Submissions cannot be sandboxed here.
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    /// The teacher's notebook, run for the reference answers, did not give them.
+    #[error("the teacher's notebook, run for the reference answers, {0}")]
+    Reference(String),
     /// The source notebook has nothing to grade.
     #[error("{0} has no exercise with a test cell (nbgrader metadata with \"grade\": true and points), so there is nothing to grade; pass the teacher's notebook as --source")]
     NoExercises(PathBuf),

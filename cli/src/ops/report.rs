@@ -408,6 +408,7 @@ impl Session<'_> {
                 index: i,
                 label: &loaded[i].label,
                 nb: &loaded[i].nb,
+                hand_over: None,
             })
             .collect();
         Ok(

@@ -7,6 +7,7 @@
 //! descriptor nor, the job process being not dumpable, a way into it. What
 //! the cells print is only ever text in those results.
 
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::os::fd::FromRawFd;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressDrawTarget};
+use puzzlebook::grade::handed;
 use serde::{Deserialize, Serialize};
 
 use super::paths::Project;
@@ -45,7 +47,14 @@ struct JobFile {
     build_dir: PathBuf,
     timeout_seconds: u64,
     memory: Option<u64>,
+    /// The variable through which the cells hand over, in the job's
+    /// [`HAND_OVER`] folder: answers, or the reference.
+    hand_over: String,
 }
+
+/// The job folder's folder in which the cells hand answers or the
+/// reference over ([`puzzlebook::grade::handed`]).
+const HAND_OVER: &str = "hand-over";
 
 /// A notebook to run in a sandbox.
 pub(super) struct Job<'a> {
@@ -55,6 +64,44 @@ pub(super) struct Job<'a> {
     pub label: &'a str,
     /// The notebook, its `:dep` paths absolute.
     pub nb: &'a Notebook,
+    /// What its cells hand over: answers
+    /// ([`puzzlebook::grade::handed::HAND_IN_VAR`]) or the reference
+    /// ([`puzzlebook::grade::handed::REFERENCE_VAR`]).
+    pub hand_over: &'static str,
+}
+
+/// What a run handed over, by exercise: the bytes of its file, none, or why
+/// it could not be read.
+pub(super) type HandedOver = BTreeMap<String, Result<Option<Vec<u8>>, String>>;
+
+/// A run's cells and what it handed over.
+pub(super) struct Ran {
+    /// Each code cell's outputs or failure.
+    pub cells: CellResults,
+    /// The files of the exercises asked for.
+    pub handed: HandedOver,
+}
+
+/// The files of `exercises` in `dir`, as the cells left them; read once
+/// every process that could write them has ended. A `dir` that is not a
+/// folder (a link planted in its place) holds nothing.
+pub(super) fn read_handed(dir: &Path, exercises: &[String]) -> HandedOver {
+    let is_folder = std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
+    exercises
+        .iter()
+        .map(|id| {
+            let read = match is_folder {
+                // Without the folder's path, which means nothing to a
+                // student and differs from run to run.
+                true => handed::read_bytes(dir, id).map_err(|e| match e {
+                    handed::HandedError::Io { source, .. } => source.to_string(),
+                    other => other.to_string(),
+                }),
+                false => Ok(None),
+            };
+            (id.clone(), read)
+        })
+        .collect()
 }
 
 /// What each sandbox may see besides the build folder: read-only paths,
@@ -68,15 +115,17 @@ pub(super) struct Seen {
 
 /// Runs each job in its own sandbox under `folder`, up to `project.jobs`
 /// at once, over the built folder `base` (which the caller holds), and
-/// returns each one's cells or why it has none, by index. An interrupt
-/// kills every running sandbox and starts no more.
+/// returns each one's cells and the files of `exercises` it handed over, or
+/// why it has none, by index. An interrupt kills every running sandbox and
+/// starts no more.
 pub(super) fn run_all(
     project: &Project,
     base: &Path,
     folder: &Path,
     jobs: &[Job<'_>],
     seen: &Seen,
-) -> Vec<(usize, Result<CellResults, String>)> {
+    exercises: &[String],
+) -> Vec<(usize, Result<Ran, String>)> {
     let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -91,7 +140,10 @@ pub(super) fn run_all(
                 }
                 let pb = multi.add(bar(job.label, job.nb.code_cells().count()));
                 let private = folder.join(job.index.to_string());
-                let out = run_one(project, base, &private, job, seen, &pb);
+                let out = run_one(project, base, &private, job, seen, &pb).map(|cells| Ran {
+                    cells,
+                    handed: read_handed(&private.join("job").join(HAND_OVER), exercises),
+                });
                 // Gone at once: what one run wrote must not fill the disk
                 // for the runs after it.
                 make_removable(&private);
@@ -236,12 +288,15 @@ fn run_one(
     sandbox
         .prepare()
         .map_err(|e| cannot("make the folders", e))?;
+    std::fs::create_dir_all(job_dir.join(HAND_OVER))
+        .map_err(|e| cannot("make the hand-over folder", e))?;
     let file = JobFile {
         label: job.label.to_string(),
         notebook: job.nb.to_json(),
         build_dir: base.to_path_buf(),
         timeout_seconds: project.limits.timeout.as_secs(),
         memory: project.limits.memory,
+        hand_over: job.hand_over.to_string(),
     };
     std::fs::write(
         job_dir.join("job.json"),
@@ -388,6 +443,16 @@ pub fn run_job(dir: &Path) -> Result<(), RunnerError> {
     };
     let mut scope = EngineScope::enter()?;
     scope.chdir(&dir.join("work"))?;
+    let var = [handed::HAND_IN_VAR, handed::REFERENCE_VAR]
+        .into_iter()
+        .find(|v| *v == job.hand_over)
+        .ok_or_else(|| {
+            io(
+                &file,
+                std::io::Error::new(std::io::ErrorKind::InvalidData, "no hand-over variable"),
+            )
+        })?;
+    scope.hand_over(var, &dir.join(HAND_OVER));
     let started = execute::start(&mut scope, &job.label, &job.build_dir, limits)?;
     let mut progress = |p: Progress<'_>| {
         if let Progress::Done { index, .. } = p {

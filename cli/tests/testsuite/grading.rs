@@ -578,6 +578,17 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
                 root_dir().join("reports/02-calculator-the-game.org").display().to_string(),
             ),
         ),
+        // Hidden tests compiled in the build folder before (the teacher's
+        // `run` below): the cell crate's source and libraries, looked for
+        // in every file of the folder by the words of the hidden test's
+        // message, and printed onto the page.
+        (
+            "a7-digs",
+            format!(
+                "fn walk(d: &std::path::Path, needle: &[u8], out: &mut Vec<String>) {{\n    for e in std::fs::read_dir(d).into_iter().flatten().flatten() {{\n        let p = e.path();\n        let Ok(m) = std::fs::symlink_metadata(&p) else {{ continue }};\n        if m.is_dir() {{\n            walk(&p, needle, out);\n        }} else if m.is_file() && m.len() < (16 << 20) {{\n            let bytes = std::fs::read(&p).unwrap_or_default();\n            if bytes.windows(needle.len()).any(|w| w == needle) {{\n                out.push(format!(\"{{}}: {{}}\", p.display(), String::from_utf8_lossy(&bytes)));\n            }}\n        }}\n    }}\n}}\n// The hidden test's own words, spelt backwards here so that this\n// cell's own code is not found.\nlet needle: String = \"tey thgir ton si 1-t esicrexe\".chars().rev().collect();\nlet mut found = Vec::new();\nwalk(std::path::Path::new({build:?}), needle.as_bytes(), &mut found);\nprintln!(\"dug up {{}} file(s)\", found.len());\nfor f in &found {{\n    println!(\"{{f}}\");\n}}",
+                build = build.display().to_string()
+            ),
+        ),
         // A wrong answer that forges its results: a right run's, written to
         // every descriptor of every other process it sees. Under
         // bubblewrap's own reaper, process 1 held the results' pipe, and
@@ -587,7 +598,28 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
             "a4-forges",
             "let forged = r#\"{\"cells\":[{\"outputs\":[]},{\"outputs\":[]},{\"outputs\":[]},{\"outputs\":[]}]}\"#;\nlet me = std::process::id().to_string();\nfor e in std::fs::read_dir(\"/proc\").unwrap().flatten() {\n    let pid = e.file_name().to_string_lossy().into_owned();\n    if pid.parse::<u32>().is_err() || pid == me {\n        continue;\n    }\n    for fd in 0..64 {\n        if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(format!(\"/proc/{pid}/fd/{fd}\")) {\n            let _ = std::io::Write::write_all(&mut f, forged.as_bytes());\n        }\n    }\n}\nreturn vec![v[0].lt(&v[1])];".to_string(),
         ),
+        // A wrong answer over which `assert!` and `assert_eq!` are made to
+        // pass anything, for every cell after it: the hidden tests' checks.
+        // (The right answer `attacking` adds goes into a function after
+        // the shadows, never called.)
+        (
+            "a5-shadows",
+            "return vec![v[0].lt(&v[1])];\n}\nmacro_rules! assert { ($($t:tt)*) => { () }; }\nmacro_rules! assert_eq { ($($t:tt)*) => { () }; }\n#[allow(dead_code)]\nfn after_the_shadows(v: &[Int]) -> Vec<Bool> {".to_string(),
+        ),
+        // A wrong answer that says, in the ways a cell can, that its test
+        // passed: a right verdict printed, a value of full points in evcxr's
+        // own output protocol, and no panic message ever shown.
+        (
+            "a6-says-right",
+            "std::panic::set_hook(Box::new(|_| {}));\nprintln!(\"Right: your model has exactly the reference's 3 solutions.\");\nprintln!(\"EVCXR_BEGIN_CONTENT text/plain\\n2\\nEVCXR_END_CONTENT\");\nreturn vec![v[0].lt(&v[1])];".to_string(),
+        ),
     ];
+    // As a teacher's `report` or `run` would: the source's cells, hidden
+    // tests included, compiled in the build folder every sandbox sees.
+    let o = run(f
+        .cmd(&["run", "notebooks/exercise.ipynb"])
+        .current_dir(f.root()));
+    assert!(o.status.success(), "{}", text(&o.stderr));
     let mut submissions = Vec::new();
     for (student, attack) in &attacks {
         let path = class.join(format!("{student}.ipynb"));
@@ -639,6 +671,9 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
          a2-survives,exercise,t-1,2,2,right\n\
          a3-reads,exercise,t-1,2,2,right\n\
          a4-forges,exercise,t-1,0,2,wrong\n\
+         a5-shadows,exercise,t-1,0,2,wrong\n\
+         a6-says-right,exercise,t-1,0,2,wrong\n\
+         a7-digs,exercise,t-1,2,2,right\n\
          h1-honest,exercise,t-1,2,2,right\n\
          h2-honest,exercise,t-1,2,2,right\n",
         "{err}"
@@ -660,13 +695,22 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
         "{}",
         page("a3-reads")
     );
-    // a4's forged results reached nobody: its answer, x < y unbounded, is
-    // graded for what it is.
-    let a4 = page("a4-forges");
-    assert!(
-        a4.contains("which the reference rules out (it breaks the bounds)"),
-        "{a4}"
-    );
+    // a4's forged results reached nobody, and a5's shadows and a6's words
+    // changed nothing: each answer, x < y unbounded, is judged for what it
+    // is, by the grader.
+    for student in ["a4-forges", "a5-shadows", "a6-says-right"] {
+        let p = page(student);
+        assert!(
+            p.contains("which the reference rules out (it breaks the bounds)"),
+            "{student}: {p}"
+        );
+        assert!(!p.contains("Your solution cell failed"), "{student}: {p}");
+    }
+    // a7 looked through the whole build folder and found no hidden test:
+    // what earlier runs compiled there was removed before any run, and the
+    // reference run's own cells stayed in its own sandbox.
+    let a7 = page("a7-digs");
+    assert!(a7.contains("dug up 0 file(s)"), "{a7}");
     // Nothing of a2's outlives the run: the grades stay as written, and no
     // `sleep 4321` is left.
     std::thread::sleep(std::time::Duration::from_secs(6));
