@@ -291,7 +291,7 @@ impl Answer {
         // A second answer checked for the same exercise would write its
         // parts over the first's.
         if parts.is_empty() && handed::file_of(dir, id).is_ok_and(|f| f.exists()) {
-            panic!("exercise {id} is checked by two answers; hand it in once, in parts (`Answer::new`, then a part for each input)");
+            panic!("exercise {id} is checked by two answers; hand it in once, in parts (`Answer::new`, then a part for each input), or, if the reference folder holds an earlier run's files, empty it");
         }
         parts.retain(|p| p.label != label);
         parts.push(Part {

@@ -201,7 +201,7 @@ pub enum HandedError {
         source: std::io::Error,
     },
     /// Could not be read, for the reason given.
-    #[error("it could not be read: {0}")]
+    #[error("{0}")]
     Unreadable(String),
     /// Larger than [`MAX_FILE_BYTES`].
     #[error("it is larger than the {MAX_FILE_BYTES} bytes an answer may be")]

@@ -12,7 +12,7 @@ use super::handed::{
     self, Expected, Handed, HandedError, HandedIn, Interface, Reference, RuleText,
 };
 use super::{compare_built, compare_sets, Rule, Verdict};
-use crate::smtlib;
+use crate::smtlib::{self, SmtlibError};
 
 /// Each part of an exercise, labelled, with its verdict, in the
 /// reference's order.
@@ -184,8 +184,20 @@ fn constraints(interface: &Interface, rules: &[RuleText], text: &str) -> Verdict
     }
     match smtlib::read(text) {
         Ok(theirs) => compare_built(&exercise, &vars, &theirs, &ours),
-        Err(e) => Verdict::NoAnswer {
+        // What Z3's printer never writes for integer and Boolean
+        // constraints: not an answer.
+        Err(
+            e @ (SmtlibError::TooLong { .. }
+            | SmtlibError::Command { .. }
+            | SmtlibError::Declaration { .. }
+            | SmtlibError::Redeclared { .. }),
+        ) => Verdict::NoAnswer {
             why: format!("the constraints handed in could not be read: {e}"),
+        },
+        // What an honest answer may come to, through a name Z3 prints in a
+        // way it does not read back (`x'`, `2nd`, `abs`): for the teacher.
+        Err(e) => Verdict::NotGraded {
+            reason: format!("the constraints handed in could not be read back ({e}); a variable's name may be the cause"),
         },
     }
 }
@@ -414,6 +426,19 @@ mod tests {
         assert_eq!(j.points(2.0), Some(0.0));
         assert!(j.feedback().contains("set-option"), "{}", j.feedback());
         assert!(!planted.exists());
+        // A name the reader does not take, which Z3's printer may write for
+        // an honest helper (`b'`): for the teacher, not wrong.
+        let primed = HandedIn {
+            exercise: "01-1".into(),
+            parts: vec![Part {
+                label: String::new(),
+                value: Handed::Constraints {
+                    smtlib: "(declare-fun b' () Int)\n(assert (= b' 1))".into(),
+                },
+            }],
+        };
+        let j = judge(&r, Ok(Some(primed)));
+        assert_eq!(j.points(2.0), None, "{}", j.feedback());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use puzzlebook::grade::judge::Judgement;
+use puzzlebook::grade::Verdict;
 
 use crate::course::submission::Exercise;
 use crate::notebook::ipynb::Output;
@@ -89,8 +90,15 @@ fn mark(exercise: &Exercise, cells: &CellResults, judged: Option<&Judgement>) ->
         }
     }
     let max = exercise.max();
+    // A run that stopped before an exercise's tests, and handed nothing in
+    // for it, did not get to answer it.
+    let answered = judged.is_some_and(|j| {
+        j.parts
+            .iter()
+            .any(|(_, v)| !matches!(v, Verdict::NoAnswer { .. }))
+    });
     let (score, status) = match judged {
-        _ if not_run => (0.0, Status::NotRun),
+        _ if not_run && !answered => (0.0, Status::NotRun),
         None => {
             feedback.push("Not answered: nothing was judged.".into());
             (0.0, Status::Wrong)
@@ -98,7 +106,7 @@ fn mark(exercise: &Exercise, cells: &CellResults, judged: Option<&Judgement>) ->
         Some(j) => {
             feedback.push(j.feedback());
             match j.points(max) {
-                Some(p) if p >= max => (p, Status::Right),
+                Some(p) if j.is_right() => (p, Status::Right),
                 Some(p) if p > 0.0 => (p, Status::Partial),
                 Some(p) => (p, Status::Wrong),
                 None => (0.0, Status::NotGraded),
@@ -167,7 +175,6 @@ fn panic_message(message: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::runner::execute::CellAt;
-    use puzzlebook::grade::Verdict;
 
     fn exercise() -> Exercise {
         Exercise {
@@ -298,12 +305,18 @@ mod tests {
             at: at(1),
             seconds: 30,
         })];
-        let m = &score(&[exercise()], &cells, &judged(right()))[0];
+        let nothing = Verdict::NoAnswer {
+            why: "no answer was handed in".into(),
+        };
+        let m = &score(&[exercise()], &cells, &judged(nothing))[0];
         assert_eq!((m.score, m.status), (0.0, Status::NotRun));
         assert_eq!(
             m.feedback,
             "Your solution cell failed:\ncode cell 1 was still running after 30 s, the cell timeout, so it was stopped\n\
              The tests did not run: code cell 1 was still running after 30 s, the cell timeout, so it was stopped"
         );
+        // An answer handed in before the run stopped is judged for what it is.
+        let m = &score(&[exercise()], &cells, &judged(right()))[0];
+        assert_eq!((m.score, m.status), (2.0, Status::Right));
     }
 }

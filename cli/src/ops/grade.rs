@@ -305,7 +305,7 @@ fn run_and_score(
             source: e,
         })?;
     let ids: Vec<String> = source.exercises.iter().map(|e| e.id.clone()).collect();
-    let (reference, mut ran) = match how {
+    let (references, mut ran) = match how {
         How::Trusted => run_trusted(project, &held, folder.path(), reference_nb, ready, &ids)?,
         How::Sandboxed { warm_up, seen } => run_sandboxed(
             project,
@@ -318,10 +318,10 @@ fn run_and_score(
             &ids,
         )?,
     };
-    let references = references(reference, &ids)?;
     let mut class = Vec::new();
     for (i, r) in ready.iter().enumerate() {
         let marks = match ran.remove(&i) {
+            Some(Ok(_)) if engine::interrupted() => return Err(RunnerError::Interrupted),
             Some(Ok(run)) => {
                 let scratch = folder.path().join("judging").join(i.to_string());
                 let judged = judge_all(&references, &run.handed, &scratch);
@@ -416,9 +416,12 @@ fn judge_all(
         .collect()
 }
 
-/// The reference run's cells and reference, and each submission's cells
-/// and answers or why it has none, by index.
-type Runs = (Ran, BTreeMap<usize, Result<Ran, String>>);
+/// Each exercise's reference, and each submission's cells and answers or
+/// why it has none, by index.
+type Runs = (
+    BTreeMap<String, Reference>,
+    BTreeMap<usize, Result<Ran, String>>,
+);
 
 /// [`Runs`] in this process's engines, trusted: the reference run first,
 /// alone (it builds a cold build folder), then the submissions.
@@ -458,7 +461,10 @@ fn run_trusted(
     if engine::interrupted() {
         return Err(RunnerError::Interrupted);
     }
-    let reference = reference.ok_or(RunnerError::Interrupted)?;
+    // Read, checked and gone before any submission runs: a trusted run's
+    // cells share the working folder this is in.
+    let references = references(reference.ok_or(RunnerError::Interrupted)?, ids)?;
+    let _ = std::fs::remove_dir_all(&reference_dir);
     let mut dirs = Vec::new();
     for i in 0..ready.len() {
         dirs.push(hand_over(&format!("hand-in-{i}"))?);
@@ -485,7 +491,7 @@ fn run_trusted(
             (i, ran)
         })
         .collect();
-    Ok((reference, ran))
+    Ok((references, ran))
 }
 
 /// [`Runs`], each in a sandbox of its own, over the build folder, in which
@@ -567,8 +573,8 @@ fn run_sandboxed(
     if engine::interrupted() {
         return Err(RunnerError::Interrupted);
     }
-    let reference = match reference {
-        Some((_, Ok(ran))) => ran,
+    let references = match reference {
+        Some((_, Ok(ran))) => references(ran, ids)?,
         Some((_, Err(why))) => return Err(RunnerError::Reference(format!("did not run: {why}"))),
         None => return Err(RunnerError::Interrupted),
     };
@@ -593,7 +599,7 @@ fn run_sandboxed(
     if engine::interrupted() {
         return Err(RunnerError::Interrupted);
     }
-    Ok((reference, ran.into_iter().collect()))
+    Ok((references, ran.into_iter().collect()))
 }
 
 /// Each exercise's solution cell in the graded notebook, as the student

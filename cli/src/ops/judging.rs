@@ -78,19 +78,20 @@ fn run(reference: &Reference, answer: &[u8], scratch: &Path) -> Result<Judgement
     // SAFETY: between fork and exec only async-signal-safe calls.
     unsafe {
         command.pre_exec(|| {
-            let limit = |resource, value: u64| {
+            let limit = |resource, value: u64, hard: u64| {
                 let l = libc::rlimit {
                     rlim_cur: value,
-                    rlim_max: value,
+                    rlim_max: hard,
                 };
                 if libc::setrlimit(resource, &l) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())
             };
-            limit(libc::RLIMIT_AS, MEMORY)?;
-            limit(libc::RLIMIT_CPU, SECONDS)?;
-            limit(libc::RLIMIT_CORE, 0)?;
+            limit(libc::RLIMIT_AS, MEMORY, MEMORY)?;
+            // SIGXCPU at the soft limit, so that it can be told apart.
+            limit(libc::RLIMIT_CPU, SECONDS, SECONDS + 5)?;
+            limit(libc::RLIMIT_CORE, 0, 0)?;
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -132,9 +133,9 @@ fn run(reference: &Reference, answer: &[u8], scratch: &Path) -> Result<Judgement
         .map_err(|e| cannot("read its judgement", e))?;
     if !status.success() {
         return Err(match status_signal(&status) {
-            Some(libc::SIGXCPU) => format!("it took more than {SECONDS} s of CPU"),
-            Some(_) | None if out.is_empty() => format!(
-                "it ended ({status}), perhaps past its {} of memory",
+            Some(libc::SIGXCPU | libc::SIGKILL) => format!("it took more than {SECONDS} s of CPU"),
+            Some(libc::SIGABRT | libc::SIGSEGV) => format!(
+                "Z3 stopped ({status}), perhaps past the judgement's {} of memory",
                 crate::limits::memory_text(MEMORY)
             ),
             _ => format!("it ended ({status})"),
@@ -143,7 +144,16 @@ fn run(reference: &Reference, answer: &[u8], scratch: &Path) -> Result<Judgement
     if out.len() as u64 > OUTPUT_CAP {
         return Err("its judgement was too long".into());
     }
-    serde_json::from_slice(&out).map_err(|e| format!("its judgement is unreadable: {e}"))
+    let judgement: Judgement =
+        serde_json::from_slice(&out).map_err(|e| format!("its judgement is unreadable: {e}"))?;
+    // One verdict for each part of the reference, in its order.
+    let labels = |parts: Vec<&String>| parts.into_iter().cloned().collect::<Vec<_>>();
+    if labels(judgement.parts.iter().map(|(l, _)| l).collect())
+        != labels(reference.parts.iter().map(|p| &p.label).collect())
+    {
+        return Err("its judgement is not of the reference's parts".into());
+    }
+    Ok(judgement)
 }
 
 fn status_signal(status: &std::process::ExitStatus) -> Option<i32> {
