@@ -356,6 +356,19 @@ mod tests {
         );
     }
 
+    /// An answer to 01-1 of one part: the constraints `smtlib`.
+    fn constraints_answer(smtlib: &str) -> HandedIn {
+        HandedIn {
+            exercise: "01-1".into(),
+            parts: vec![Part {
+                label: String::new(),
+                value: Handed::Constraints {
+                    smtlib: smtlib.into(),
+                },
+            }],
+        }
+    }
+
     fn number_reference() -> Reference {
         Reference {
             exercise: Interface::of(&Exercise::new("02-2", Vec::<String>::new())).unwrap(),
@@ -415,28 +428,13 @@ mod tests {
             "(set-option :regular-output-channel |{}|)\n(declare-const Q1 Int)\n(assert (= Q1 1))",
             planted.display()
         );
-        let answer = HandedIn {
-            exercise: "01-1".into(),
-            parts: vec![Part {
-                label: String::new(),
-                value: Handed::Constraints { smtlib: text },
-            }],
-        };
-        let j = judge(&r, Ok(Some(answer)));
+        let j = judge(&r, Ok(Some(constraints_answer(&text))));
         assert_eq!(j.points(2.0), Some(0.0));
         assert!(j.feedback().contains("set-option"), "{}", j.feedback());
         assert!(!planted.exists());
         // A name the reader does not take, which Z3's printer may write for
         // an honest helper (`b'`): for the teacher, not wrong.
-        let primed = HandedIn {
-            exercise: "01-1".into(),
-            parts: vec![Part {
-                label: String::new(),
-                value: Handed::Constraints {
-                    smtlib: "(declare-fun b' () Int)\n(assert (= b' 1))".into(),
-                },
-            }],
-        };
+        let primed = constraints_answer("(declare-fun b' () Int)\n(assert (= b' 1))");
         let j = judge(&r, Ok(Some(primed)));
         assert_eq!(j.points(2.0), None, "{}", j.feedback());
     }
@@ -499,15 +497,7 @@ mod tests {
                 },
             }],
         };
-        let answer = HandedIn {
-            exercise: "01-1".into(),
-            parts: vec![Part {
-                label: String::new(),
-                value: Handed::Constraints {
-                    smtlib: "(declare-const Q1 Int)\n(assert (= Q1 1))".into(),
-                },
-            }],
-        };
+        let answer = constraints_answer("(declare-const Q1 Int)\n(assert (= Q1 1))");
         let j = judge(&unreadable_rule, Ok(Some(answer)));
         assert_eq!(j.points(2.0), None, "{}", j.feedback());
     }

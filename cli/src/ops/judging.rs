@@ -7,7 +7,7 @@
 //! reads the reference and the answer handed in as data, and writes its
 //! judgement ([`puzzlebook::grade::judge`]) as JSON on its standard output.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -147,10 +147,8 @@ fn run(reference: &Reference, answer: &[u8], scratch: &Path) -> Result<Judgement
     let judgement: Judgement =
         serde_json::from_slice(&out).map_err(|e| format!("its judgement is unreadable: {e}"))?;
     // One verdict for each part of the reference, in its order.
-    let labels = |parts: Vec<&String>| parts.into_iter().cloned().collect::<Vec<_>>();
-    if labels(judgement.parts.iter().map(|(l, _)| l).collect())
-        != labels(reference.parts.iter().map(|p| &p.label).collect())
-    {
+    let labels = judgement.parts.iter().map(|(l, _)| l);
+    if !labels.eq(reference.parts.iter().map(|p| &p.label)) {
         return Err("its judgement is not of the reference's parts".into());
     }
     Ok(judgement)
@@ -182,12 +180,7 @@ pub fn run_judge_job(dir: &Path) -> Result<(), RunnerError> {
     })?;
     let answer = handed::from_bytes::<HandedIn>(&read("answer.json")?).map(Some);
     let judgement = judge::judge(&reference, answer);
-    let mut out = std::io::stdout().lock();
-    out.write_all(&serde_json::to_vec(&judgement).expect("plain data serializes"))
-        .and_then(|()| out.flush())
-        .map_err(|e| crate::notebook::io::IoError::Write {
-            path: PathBuf::from("standard output"),
-            source: e,
-        })?;
+    let json = serde_json::to_vec(&judgement).expect("plain data serializes");
+    super::sandboxed::write_results(&mut std::io::stdout().lock(), &json)?;
     Ok(())
 }

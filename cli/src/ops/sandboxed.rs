@@ -461,14 +461,20 @@ pub fn run_job(dir: &Path) -> Result<(), RunnerError> {
     };
     let cells =
         execute::run_started_past_failures(started, &nb, &job.label, limits, &mut progress)?;
-    results
-        .write_all(handover::to_json(&cells).as_bytes())
-        .and_then(|()| results.flush())
-        .map_err(|e| crate::notebook::io::IoError::Write {
-            path: PathBuf::from("standard output"),
-            source: e,
-        })?;
-    Ok(())
+    write_results(&mut results, handover::to_json(&cells).as_bytes())
+}
+
+/// Writes a job's results, whole, on `out` (its standard output).
+pub(super) fn write_results(out: &mut impl Write, bytes: &[u8]) -> Result<(), RunnerError> {
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            crate::notebook::io::IoError::Write {
+                path: PathBuf::from("standard output"),
+                source: e,
+            }
+            .into()
+        })
 }
 
 /// In its sandbox this program is process 1 (`--as-pid-1`), to which every
