@@ -4,6 +4,7 @@
 
 pub mod cell_process;
 pub mod hints;
+pub(crate) mod namespace;
 pub mod parent;
 
 use std::ffi::{OsStr, OsString};

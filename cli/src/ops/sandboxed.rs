@@ -435,11 +435,12 @@ pub fn run_job(dir: &Path) -> Result<(), RunnerError> {
             std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
         )
     })?;
-    reap_as_process_1()?;
+    let alone = reap_as_process_1()?;
     let mut results = keep_stdout()?;
     let limits = CellLimits {
         timeout: Duration::from_secs(job.timeout_seconds),
         memory: job.memory,
+        alone_in_namespace: alone,
     };
     let mut scope = EngineScope::enter()?;
     scope.chdir(&dir.join("work"))?;
@@ -481,10 +482,11 @@ pub(super) fn write_results(out: &mut impl Write, bytes: &[u8]) -> Result<(), Ru
 /// orphan falls. So it forks: the child goes on to run the job, and process
 /// 1 closes what it holds of the run's (the results' pipe) and waits for
 /// every process that ends until the job has, then ends with the job's
-/// status, and the sandbox with it. Elsewhere it does nothing.
-fn reap_as_process_1() -> Result<(), RunnerError> {
+/// status, and the sandbox with it. Elsewhere it does nothing. Whether it
+/// forked: the job is then alone in the namespace under its own process 1.
+fn reap_as_process_1() -> Result<bool, RunnerError> {
     if std::process::id() != 1 {
-        return Ok(());
+        return Ok(false);
     }
     // SAFETY: process 1 calls only `close`, `waitpid` and `_exit` after the
     // fork, which are async-signal-safe.
@@ -497,7 +499,7 @@ fn reap_as_process_1() -> Result<(), RunnerError> {
             return Err(os_failure("fork"));
         }
         if job == 0 {
-            return Ok(());
+            return Ok(true);
         }
         libc::close(0);
         libc::close(1);

@@ -22,6 +22,13 @@ pub struct CellLimits {
     /// How much memory the cells' process may hold (`None`: no limit); an
     /// allocation past it stops the cell.
     pub memory: Option<u64>,
+    /// Whether the runner is alone in a PID namespace of its own, under its
+    /// own process 1 (a sandbox's `grade-job`). A cell stopped by the
+    /// timeout then ends every other process of it
+    /// ([`crate::engine::namespace::end_the_rest`]): a process the cell
+    /// started that holds the cell's pipes would otherwise keep the run
+    /// waiting until the sandbox's deadline.
+    pub(crate) alone_in_namespace: bool,
 }
 
 impl Default for CellLimits {
@@ -30,6 +37,7 @@ impl Default for CellLimits {
         CellLimits {
             timeout: crate::engine::DEFAULT_CELL_TIMEOUT,
             memory: Some(crate::limits::default_cell_memory()),
+            alone_in_namespace: false,
         }
     }
 }
@@ -298,12 +306,14 @@ impl Engine {
     }
 
     /// Runs one cell: its outputs, or why it failed. A watchdog kills the
-    /// evcxr process if the cell is still running after `timeout`.
+    /// evcxr process if the cell is still running after the timeout, and
+    /// the rest of the namespace if the runner is alone in it.
     fn run(
         &mut self,
         source: &str,
-        timeout: Duration,
+        limits: CellLimits,
     ) -> Result<(Vec<Output>, CellStats), CellFailure> {
+        let (timeout, alone) = (limits.timeout, limits.alone_in_namespace);
         let child = self.ctx.process_handle();
         let (done, finished) = std::sync::mpsc::channel::<()>();
         let watchdog = std::thread::spawn(move || {
@@ -314,6 +324,9 @@ impl Engine {
             if timed_out {
                 let mut child = child.lock().unwrap_or_else(|e| e.into_inner());
                 let _ = child.kill();
+                if alone {
+                    crate::engine::namespace::end_the_rest();
+                }
             }
             timed_out
         });
@@ -481,7 +494,7 @@ fn run_cells(
             index,
             name: &code.name,
         });
-        let failure = match engine.run(&cell.source, limits.timeout) {
+        let failure = match engine.run(&cell.source, limits) {
             Ok(done) => Ok(done),
             Err(CellFailure::Failed(message)) => {
                 let mut message = strip_ansi(message.trim_end());

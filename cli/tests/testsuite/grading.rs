@@ -1,8 +1,11 @@
 //! `puzzlebook grade` end to end: a class of generated submissions, one of
 //! each kind (right, wrong, unsolved, panicking, a locked cell edited,
 //! printing without end, not a notebook, another chapter's), graded and the CSV checked row by row; a
-//! `loop {}` stopped and graded 0; and in every chapter each typical wrong
-//! answer graded 0 with its witness, and each solution full.
+//! `loop {}` that started a process holding its pipes, and an allocation past
+//! the memory limit, each stopped and graded 0; attackers and honest
+//! students graded in one run; a teacher's notebook failing its own test,
+//! which stops `grade`; and in every chapter each typical wrong answer
+//! graded 0 with its witness, and each solution full.
 //!
 //! The expected points come from each submission's own construction, never
 //! from the grader.
@@ -278,7 +281,7 @@ fn a_class_with_every_kind_of_submission_is_graded_and_its_csv_checked_row_by_ro
 }
 
 #[test]
-fn a_submission_that_loops_is_stopped_at_the_cell_timeout_and_graded_zero() {
+fn submissions_that_loop_or_hog_memory_are_stopped_at_the_cell_limits_and_graded_zero() {
     let _g = lock();
     let f = Fixture::new(&[NOTEBOOK]);
     // Warm the build folder first, so the timeout only meets the loop.
@@ -287,34 +290,73 @@ fn a_submission_that_loops_is_stopped_at_the_cell_timeout_and_graded_zero() {
         .current_dir(f.root()));
     assert!(o.status.success(), "{}", text(&o.stderr));
     let released = release_fixture(&f);
+    // Before it loops, it starts a process that holds the cell's pipes
+    // (a child inherits them): unless the timeout ends it too, the run waits
+    // for the pipes to close until its sandbox's deadline, six timeouts here,
+    // and is then not graded at all.
     std::fs::write(
         f.root().join("looper.ipynb"),
-        answered(&released, "loop {}"),
+        answered(
+            &released,
+            "let _ = std::process::Command::new(\"sleep\").arg(\"4322\").spawn();\nloop {}",
+        ),
+    )
+    .unwrap();
+    // One that asks for 3 GiB, past the cells' limit.
+    std::fs::write(
+        f.root().join("hog.ipynb"),
+        answered(
+            &released,
+            "let v = vec![1u8; 3 << 30];\nstd::hint::black_box(&v);\nvec![]",
+        ),
     )
     .unwrap();
     let o = run(f
         .cmd(&[
             "grade",
             "looper.ipynb",
+            "hog.ipynb",
             "--source",
             "notebooks/exercise.ipynb",
             "--out",
             "graded",
             "--cell-timeout",
             "60",
+            "--cell-memory",
+            "1G",
         ])
         .current_dir(f.root()));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let csv = std::fs::read_to_string(f.root().join("graded/grades.csv")).unwrap();
     assert_eq!(
         csv,
-        "student_id,notebook,exercise,score,max_score,status\nlooper,exercise,t-1,0,2,wrong\n"
+        "student_id,notebook,exercise,score,max_score,status\n\
+         hog,exercise,t-1,0,2,wrong\n\
+         looper,exercise,t-1,0,2,wrong\n"
+    );
+    let hog =
+        unescaped(&std::fs::read_to_string(f.root().join("graded/feedback/hog.html")).unwrap());
+    assert!(
+        hog.contains("code cell 4, \"test-t-1\" needed more memory than the limit of 1.0 GiB, so it was stopped"),
+        "{hog}"
     );
     let html =
         unescaped(&std::fs::read_to_string(f.root().join("graded/feedback/looper.html")).unwrap());
     assert!(
         html.contains("code cell 4, \"test-t-1\" was still running after 60 s, the cell timeout, so it was stopped"),
         "{html}"
+    );
+    // Nothing outlives the run (the PID namespace ends with its process 1;
+    // this guards that, where the page above is what shows the timeout
+    // ended the child).
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", "sleep 4322"])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "left running: {}",
+        text(&left.stdout)
     );
 }
 
