@@ -541,7 +541,8 @@ mod tests {
              (touch /x || touch /dev/x) 2>/dev/null && echo wrote-root || echo read-only; \
              head -c {big} /dev/zero > /tmp/big 2>/dev/null && echo tmp-unbounded || echo tmp-full; \
              ls {course} | tr '\\n' ' '; echo; cat {course}/crate/lib.rs; echo; \
-             touch {course}/x 2>/dev/null && echo hidden-writable || echo hidden-read-only",
+             touch {course}/x 2>/dev/null && echo hidden-writable || echo hidden-read-only; \
+             grep -E '^Max (file size|processes) ' /proc/self/limits | tr -s ' '",
             course = course.display(),
             big = TMP_SIZE + (1 << 20),
             f = lower.join("f").display(),
@@ -560,6 +561,7 @@ mod tests {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        assert_eq!(lines.len(), 13, "{said}");
         assert_eq!(lines[0], "mine");
         assert_eq!(lines[1], "0", "the secret reads as empty");
         // Process 1 is the program: the grader's processes, and
@@ -568,7 +570,7 @@ mod tests {
         assert_eq!(lines[3], "", "no HOME but the one given");
         assert_eq!(lines[4], "lo ", "the loopback device alone: no network");
         assert_eq!(
-            lines[5..],
+            lines[5..11],
             [
                 "no-root",
                 "read-only",
@@ -576,6 +578,15 @@ mod tests {
                 "crate ",
                 "fn f() {}",
                 "hidden-read-only"
+            ],
+            "{said}"
+        );
+        // Every process inside has the limits on files and processes.
+        assert_eq!(
+            lines[11..],
+            [
+                format!("Max file size {FILE_SIZE} {FILE_SIZE} bytes "),
+                format!("Max processes {PROCESSES} {PROCESSES} processes "),
             ],
             "{said}"
         );
