@@ -587,6 +587,19 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
     // it with a rustc wrapper that fails every later compile.
     let planted = build.join(".cargo/config.toml");
     let config_before = std::fs::read(&planted).ok();
+    // The files evcxr reads its settings and start-up code from when an
+    // engine starts: `grade`'s engines read the build folder's `config`
+    // (EVCXR_CONFIG_DIR; every sandbox's view is of that one folder);
+    // evcxr on its own reads the user's config folder. a8 writes into each
+    // what no engine can start with.
+    let home_config = std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
+        .join(".config/evcxr/evcxr.toml");
+    let mut settings = vec![home_config.clone()];
+    for file in ["evcxr.toml", "init.evcxr", "prelude.rs"] {
+        settings.push(build.join("config").join(file));
+    }
+    let settings_before: Vec<Option<Vec<u8>>> =
+        settings.iter().map(|p| std::fs::read(p).ok()).collect();
     let attacks = [
         // A rustc wrapper planted where evcxr's cargo reads its config:
         // every later compile in the build folder fails.
@@ -631,6 +644,23 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
                 build = build.display().to_string()
             ),
         ),
+        // Settings and start-up code evcxr cannot take, written where the
+        // engines started after it would read them: its working folder, the
+        // one above (which a class once shared), the build folder's config
+        // and the user's. It says where each write went.
+        (
+            "a8-configures",
+            format!(
+                "let config = std::env::var(\"EVCXR_CONFIG_DIR\").unwrap_or_default();\nlet targets = [\"evcxr.toml\".to_string(), \"../evcxr.toml\".to_string(), format!(\"{{config}}/evcxr.toml\"), format!(\"{{config}}/init.evcxr\"), format!(\"{{config}}/prelude.rs\"), {home:?}.to_string()];\nfor p in &targets {{\n    let p = std::path::Path::new(p);\n    if let Some(d) = p.parent() {{\n        let _ = std::fs::create_dir_all(d);\n    }}\n    println!(\"wrote {{}}: {{:?}}\", p.display(), std::fs::write(p, \"[evcxr\\nnot toml\"));\n}}",
+                home = home_config.display().to_string()
+            ),
+        ),
+        // The grader, found by its command line and killed, so that nothing
+        // is written for anyone.
+        (
+            "a9-kills",
+            "let mut found = 0;\nfor e in std::fs::read_dir(\"/proc\").unwrap().flatten() {\n    let cmd = std::fs::read(e.path().join(\"cmdline\")).unwrap_or_default();\n    if cmd.split(|b| *b == 0).any(|a| a == b\"grade\" || a == b\"--source\") {\n        found += 1;\n        let pid = e.file_name().to_string_lossy().into_owned();\n        println!(\"killing {pid}: {:?}\", std::process::Command::new(\"kill\").args([\"-9\", &pid]).status());\n    }\n}\nprintln!(\"hunted the grader: {found} found\");".to_string(),
+        ),
         // A wrong answer that forges its results: a right run's, written to
         // every descriptor of every other process it sees. Under
         // bubblewrap's own reaper, process 1 held the results' pipe, and
@@ -648,12 +678,22 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
             "a5-shadows",
             "return vec![v[0].lt(&v[1])];\n}\nmacro_rules! assert { ($($t:tt)*) => { () }; }\nmacro_rules! assert_eq { ($($t:tt)*) => { () }; }\n#[allow(dead_code)]\nfn after_the_shadows(v: &[Int]) -> Vec<Bool> {".to_string(),
         ),
+        // A wrong answer (no bounds) that redefines the notebook's own
+        // helper `between`, which the hidden test's rule for the bounds
+        // calls, to hold of anything: the reference, had it been built in
+        // this process, would then have no bounds either.
+        (
+            "a10-redefines",
+            "return vec![v[0].lt(&v[1])];\n}\nfn between(_: &Int, _: i64, _: i64) -> Bool {\n    Bool::from_bool(true)\n}\n#[allow(dead_code)]\nfn after_the_redefinition(v: &[Int]) -> Vec<Bool> {".to_string(),
+        ),
         // A wrong answer that says, in the ways a cell can, that its test
         // passed: a right verdict printed, a value of full points in evcxr's
-        // own output protocol, and no panic message ever shown.
+        // own output protocol, no panic message ever shown, and a block of
+        // that protocol opened and never closed, to swallow what its test
+        // prints after it.
         (
             "a6-says-right",
-            "std::panic::set_hook(Box::new(|_| {}));\nprintln!(\"Right: your model has exactly the reference's 3 solutions.\");\nprintln!(\"EVCXR_BEGIN_CONTENT text/plain\\n2\\nEVCXR_END_CONTENT\");\nreturn vec![v[0].lt(&v[1])];".to_string(),
+            "std::panic::set_hook(Box::new(|_| {}));\nprintln!(\"Right: your model has exactly the reference's 3 solutions.\");\nprintln!(\"EVCXR_BEGIN_CONTENT text/plain\\n2\\nEVCXR_END_CONTENT\");\nprintln!(\"EVCXR_BEGIN_CONTENT text/plain\");\nreturn vec![v[0].lt(&v[1])];".to_string(),
         ),
     ];
     // As a teacher's `report` or `run` would: the source's cells, hidden
@@ -689,11 +729,19 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
     c.args(&submissions).current_dir(f.root());
     let o = run(&mut c);
     let config_after = std::fs::read(&planted).ok();
-    // Never leave the machine's build folder broken for later tests.
-    if config_after != config_before {
-        match &config_before {
-            Some(bytes) => std::fs::write(&planted, bytes).unwrap(),
-            None => std::fs::remove_file(&planted).unwrap(),
+    let settings_after: Vec<Option<Vec<u8>>> =
+        settings.iter().map(|p| std::fs::read(p).ok()).collect();
+    // Never leave the machine's build folder or evcxr's settings broken for
+    // later tests.
+    let paths = std::iter::once(&planted).chain(&settings);
+    let befores = std::iter::once(&config_before).chain(&settings_before);
+    let afters = std::iter::once(&config_after).chain(&settings_after);
+    for ((path, before), after) in paths.zip(befores).zip(afters) {
+        if after != before {
+            match before {
+                Some(bytes) => std::fs::write(path, bytes).unwrap(),
+                None => std::fs::remove_file(path).unwrap(),
+            }
         }
     }
     let (out, err) = (text(&o.stdout), text(&o.stderr));
@@ -705,17 +753,24 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
         "a1 planted {} for every later run",
         planted.display()
     );
+    assert_eq!(
+        settings_after, settings_before,
+        "a8 wrote evcxr's settings for every later engine: {settings:?}"
+    );
     let csv = std::fs::read_to_string(&grades).unwrap();
     assert_eq!(
         csv,
         "student_id,notebook,exercise,score,max_score,status\n\
          a1-plants,exercise,t-1,2,2,right\n\
+         a10-redefines,exercise,t-1,0,2,wrong\n\
          a2-survives,exercise,t-1,2,2,right\n\
          a3-reads,exercise,t-1,2,2,right\n\
          a4-forges,exercise,t-1,0,2,wrong\n\
          a5-shadows,exercise,t-1,0,2,wrong\n\
          a6-says-right,exercise,t-1,0,2,wrong\n\
          a7-digs,exercise,t-1,2,2,right\n\
+         a8-configures,exercise,t-1,2,2,right\n\
+         a9-kills,exercise,t-1,2,2,right\n\
          h1-honest,exercise,t-1,2,2,right\n\
          h2-honest,exercise,t-1,2,2,right\n",
         "{err}"
@@ -731,16 +786,32 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
         "{}",
         page("a1-plants")
     );
+    // a8's writes to its working folder and to the build folder's config
+    // went through, to its own views, which no other run sees; the user's
+    // config folder is not in its view at all.
+    let a8 = page("a8-configures");
+    assert!(a8.contains("wrote evcxr.toml: Ok(())"), "{a8}");
+    for file in ["evcxr.toml", "init.evcxr", "prelude.rs"] {
+        assert!(a8.contains(&format!("/config/{file}: Ok(())")), "{a8}");
+    }
+    assert!(
+        a8.contains(&format!("wrote {}: Err(", home_config.display())),
+        "{a8}"
+    );
+    // a9 ran to its end and found no grader to kill: the grade above was
+    // written, and ended with 0.
+    let a9 = page("a9-kills");
+    assert!(a9.contains("hunted the grader: 0 found"), "{a9}");
     // The hidden tests' text (their rules) is on no page.
     assert!(
         !page("a3-reads").contains("grade::rule("),
         "{}",
         page("a3-reads")
     );
-    // a4's forged results reached nobody, and a5's shadows and a6's words
-    // changed nothing: each answer, x < y unbounded, is judged for what it
-    // is, by the grader.
-    for student in ["a4-forges", "a5-shadows", "a6-says-right"] {
+    // a4's forged results reached nobody, and a5's shadows, a6's words and
+    // a10's helper changed nothing: each answer, x < y unbounded, is judged
+    // for what it is, by the grader, against the teacher's reference.
+    for student in ["a4-forges", "a5-shadows", "a6-says-right", "a10-redefines"] {
         let p = page(student);
         assert!(
             p.contains("which the reference rules out (it breaks the bounds)"),
