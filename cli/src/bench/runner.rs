@@ -288,7 +288,8 @@ pub fn cells(binary: &Path, root: &Path, cells: usize) -> Result<Vec<Measurement
 pub const GRADED_CHAPTER: &str = "02-calculator-the-game.ipynb";
 
 /// The grade group: `grade` on one submission (after an uncounted run that
-/// warms the build), in its sandbox and with `--no-sandbox`, against a class
+/// warms the build), in its sandbox and with `--no-sandbox` at `-j 1`, and
+/// in its sandbox at `-j 2`, beside its reference run; against a class
 /// of `class` submissions with one at a time and two at once (`-j 1`,
 /// `-j 2`); the ratio is per submission. Each
 /// submission is a copy of the teacher's notebook, so every one must get
@@ -341,6 +342,7 @@ pub fn grade(binary: &Path, root: &Path, class: usize) -> Result<Vec<Measurement
     for (n, jobs, sandboxed, case) in [
         (1, 1, true, "one submission, warm evcxr build".to_string()),
         (1, 1, false, "one submission, --no-sandbox".to_string()),
+        (1, 2, true, "one submission, -j 2 (the default)".to_string()),
         (class, 1, true, format!("a class of {class}, -j 1")),
         (class, 2, true, format!("a class of {class}, -j 2")),
     ] {

@@ -283,7 +283,7 @@ fn what_is_seen(
 const REFERENCE_RUN: &str = "the teacher's notebook (the reference run)";
 
 /// Runs the teacher's notebook `reference_nb` once, for the reference
-/// answers, then the ready submissions, up to `project.jobs` at once, each
+/// answers, and the ready submissions, up to `project.jobs` at once, each
 /// past its failing cells, handing its answers over; and judges and scores
 /// them.
 fn run_and_score(
@@ -498,7 +498,8 @@ fn run_trusted(
 /// `warm_up` (the teacher's `:dep` cells, trusted) runs first, outside, to
 /// build what they need. The reference run is sandboxed too, so that the
 /// cells it compiles, hidden tests and all, stay in its own view of the
-/// build folder.
+/// build folder; it starts first, and the submissions run beside it, though
+/// none starts once it has failed.
 #[allow(clippy::too_many_arguments)]
 fn run_sandboxed(
     project: &Project,
@@ -553,32 +554,29 @@ fn run_sandboxed(
         path: held.dir.clone(),
         source,
     })?;
+    // What each run may see: the grade's own folder is hidden too, should
+    // TMPDIR be somewhere shown, since the reference's files and the other
+    // submissions' are there while they run.
+    let seen = sandboxed::Seen {
+        read_only: seen.read_only.clone(),
+        hidden: seen
+            .hidden
+            .iter()
+            .cloned()
+            .chain(folder.canonicalize().ok())
+            .collect(),
+    };
+    // The reference run first, and the submissions beside it: one
+    // submission at `-j 2` runs while the reference does.
+    let reference_index = ready.len();
     let reference_job = sandboxed::Job {
-        index: 0,
+        index: reference_index,
         label: REFERENCE_RUN,
         nb: reference_nb,
         hand_over: REFERENCE_VAR,
+        vital: true,
     };
-    let mut one = project.clone();
-    one.jobs = 1;
-    let reference = sandboxed::run_all(
-        &one,
-        &base,
-        &folder.join("reference"),
-        &[reference_job],
-        seen,
-        ids,
-    )
-    .pop();
-    if engine::interrupted() {
-        return Err(RunnerError::Interrupted);
-    }
-    let references = match reference {
-        Some((_, Ok(ran))) => references(ran, ids)?,
-        Some((_, Err(why))) => return Err(RunnerError::Reference(format!("did not run: {why}"))),
-        None => return Err(RunnerError::Interrupted),
-    };
-    let jobs_list: Vec<sandboxed::Job<'_>> = ready
+    let submissions: Vec<sandboxed::Job<'_>> = ready
         .iter()
         .enumerate()
         .map(|(index, r)| sandboxed::Job {
@@ -586,20 +584,56 @@ fn run_sandboxed(
             label: &r.label,
             nb: &r.assembled.nb,
             hand_over: HAND_IN_VAR,
+            vital: false,
         })
         .collect();
-    let ran = sandboxed::run_all(
-        project,
-        &base,
-        &folder.join("submissions"),
-        &jobs_list,
-        seen,
-        ids,
-    );
+    let all: Vec<sandboxed::Job<'_>> = std::iter::once(reference_job.clone())
+        .chain(submissions.iter().cloned())
+        .collect();
+    let mut ran: BTreeMap<usize, Result<Ran, String>> =
+        sandboxed::run_all(project, &base, folder, &all, &seen, ids)
+            .into_iter()
+            .collect();
     if engine::interrupted() {
         return Err(RunnerError::Interrupted);
     }
-    Ok((references, ran.into_iter().collect()))
+    let mut reference = ran.remove(&reference_index);
+    // A submission running beside it may have taken what it needed (the
+    // user's processes, memory): once more, alone, before the teacher's
+    // notebook is blamed; then the submissions its failure kept from
+    // starting.
+    let beside = project.jobs > 1 && !ready.is_empty();
+    if beside && !reference.as_ref().is_some_and(sandboxed::ran_cleanly) {
+        eprintln!(
+            "note: the teacher's notebook failed while submissions ran beside it; running it once more, alone"
+        );
+        let mut one = project.clone();
+        one.jobs = 1;
+        reference = sandboxed::run_all(&one, &base, folder, &[reference_job], &seen, ids)
+            .pop()
+            .map(|(_, r)| r);
+        if engine::interrupted() {
+            return Err(RunnerError::Interrupted);
+        }
+        if reference.as_ref().is_some_and(sandboxed::ran_cleanly) {
+            let left: Vec<sandboxed::Job<'_>> = submissions
+                .into_iter()
+                .filter(|j| !ran.contains_key(&j.index))
+                .collect();
+            ran.extend(sandboxed::run_all(
+                project, &base, folder, &left, &seen, ids,
+            ));
+            if engine::interrupted() {
+                return Err(RunnerError::Interrupted);
+            }
+        }
+    }
+    let references = match reference {
+        Some(Ok(reference)) => references(reference, ids)?,
+        Some(Err(why)) => return Err(RunnerError::Reference(format!("did not run: {why}"))),
+        None => return Err(RunnerError::Interrupted),
+    };
+    Ok((references, ran))
 }
 
 /// Each exercise's solution cell in the graded notebook, as the student

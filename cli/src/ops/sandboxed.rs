@@ -57,6 +57,7 @@ struct JobFile {
 const HAND_OVER: &str = "hand-over";
 
 /// A notebook to run in a sandbox.
+#[derive(Clone)]
 pub(super) struct Job<'a> {
     /// Where the caller keeps it.
     pub index: usize,
@@ -68,6 +69,9 @@ pub(super) struct Job<'a> {
     /// ([`puzzlebook::grade::handed::HAND_IN_VAR`]) or the reference
     /// ([`puzzlebook::grade::handed::REFERENCE_VAR`]).
     pub hand_over: &'static str,
+    /// Whether the rest are worth running only if this one runs cleanly:
+    /// when it fails, or one of its cells does, no job starts after it.
+    pub vital: bool,
 }
 
 /// What a run handed over, by exercise: the bytes of its file, none, or why
@@ -113,11 +117,20 @@ pub(super) struct Seen {
     pub hidden: Vec<PathBuf>,
 }
 
+/// Whether a run went through cleanly: every cell ran, and every exercise
+/// asked for was handed over.
+pub(super) fn ran_cleanly(ran: &Result<Ran, String>) -> bool {
+    ran.as_ref().is_ok_and(|r| {
+        r.cells.iter().all(Result::is_ok) && r.handed.values().all(|h| matches!(h, Ok(Some(_))))
+    })
+}
+
 /// Runs each job in its own sandbox under `folder`, up to `project.jobs`
-/// at once, over the built folder `base` (which the caller holds), and
-/// returns each one's cells and the files of `exercises` it handed over, or
-/// why it has none, by index. An interrupt kills every running sandbox and
-/// starts no more.
+/// at once, in their order, over the built folder `base` (which the caller
+/// holds), and returns each one's cells and the files of `exercises` it
+/// handed over, or why it has none, by index. An interrupt kills every
+/// running sandbox and starts no more; so does a [`Job::vital`] job that did
+/// not run cleanly ([`ran_cleanly`]), though the runs already going finish.
 pub(super) fn run_all(
     project: &Project,
     base: &Path,
@@ -127,40 +140,63 @@ pub(super) fn run_all(
     exercises: &[String],
 ) -> Vec<(usize, Result<Ran, String>)> {
     let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+    let run = |job: &Job<'_>| {
+        let pb = multi.add(bar(job.label, job.nb.code_cells().count()));
+        let private = folder.join(job.index.to_string());
+        let out = run_one(project, base, &private, job, seen, &pb).map(|cells| Ran {
+            cells,
+            handed: read_handed(&private.join("job").join(HAND_OVER), exercises),
+        });
+        // Gone at once: what one run wrote must not fill the disk for the
+        // runs after it.
+        make_removable(&private);
+        let _ = std::fs::remove_dir_all(&private);
+        pb.finish_and_clear();
+        out
+    };
+    let stops = |job: &Job<'_>, out: &Result<Ran, String>| {
+        engine::interrupted() || (job.vital && !ran_cleanly(out))
+    };
+    schedule(jobs, project.jobs, run, stops)
+        .into_iter()
+        .map(|(i, out)| (jobs[i].index, out))
+        .collect()
+}
+
+/// `run` on each of `jobs`, up to `at_once` at a time, started in their
+/// order; once `stops` says so of a job's result, or an interrupt came, none
+/// starts after it. Each result comes with its job's place in `jobs`.
+fn schedule<J: Sync, R: Send>(
+    jobs: &[J],
+    at_once: usize,
+    run: impl Fn(&J) -> R + Sync,
+    stops: impl Fn(&J, &R) -> bool + Sync,
+) -> Vec<(usize, R)> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let results = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
-        for _ in 0..project.jobs.clamp(1, jobs.len().max(1)) {
+        for _ in 0..at_once.clamp(1, jobs.len().max(1)) {
             scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(job) = jobs.get(i) else { break };
                 if stop.load(Ordering::SeqCst) || engine::interrupted() {
                     break;
                 }
-                let pb = multi.add(bar(job.label, job.nb.code_cells().count()));
-                let private = folder.join(job.index.to_string());
-                let out = run_one(project, base, &private, job, seen, &pb).map(|cells| Ran {
-                    cells,
-                    handed: read_handed(&private.join("job").join(HAND_OVER), exercises),
-                });
-                // Gone at once: what one run wrote must not fill the disk
-                // for the runs after it.
-                make_removable(&private);
-                let _ = std::fs::remove_dir_all(&private);
-                pb.finish_and_clear();
-                if engine::interrupted() {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(job) = jobs.get(i) else { break };
+                let out = run(job);
+                if stops(job, &out) {
                     stop.store(true, Ordering::SeqCst);
-                    break;
                 }
                 results
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .push((job.index, out));
+                    .push((i, out));
             });
         }
     });
-    results.into_inner().unwrap_or_else(|e| e.into_inner())
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.sort_by_key(|(i, _)| *i);
+    results
 }
 
 /// Every folder under `dir` made the owner's to list and delete again, so
@@ -584,6 +620,28 @@ pub(super) fn dep_paths(nb: &Notebook) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_vital_job_starts_no_more_and_a_failed_plain_one_stops_nothing() {
+        use std::sync::Mutex;
+        // (vital, fails)
+        let jobs = [(false, true), (true, true), (false, false), (false, false)];
+        let started = Mutex::new(Vec::new());
+        let run = |job: &(bool, bool)| {
+            started.lock().unwrap().push(*job);
+            job.1
+        };
+        let stops = |job: &(bool, bool), failed: &bool| job.0 && *failed;
+        let one_at_a_time = schedule(&jobs, 1, run, stops);
+        // The plain failure stopped nothing; the vital one, all after it.
+        assert_eq!(one_at_a_time, [(0, true), (1, true)]);
+        assert_eq!(started.lock().unwrap().len(), 2);
+        // Without a vital failure, every job runs, and the results come in
+        // the jobs' order whatever order they ended in.
+        let fine = [(true, false), (false, true), (false, false)];
+        let all = schedule(&fine, 2, |j: &(bool, bool)| j.1, stops);
+        assert_eq!(all, [(0, false), (1, true), (2, false)]);
+    }
 
     #[test]
     fn dep_paths_are_the_absolute_path_values_of_dep_lines() {

@@ -900,3 +900,45 @@ fn without_bubblewrap_grade_refuses_and_names_the_way_out() {
     );
     assert!(!f.root().join("grades").exists(), "nothing is written");
 }
+
+#[test]
+fn a_teacher_s_notebook_that_fails_its_own_test_stops_grade_and_writes_nothing() {
+    let _g = lock();
+    let f = Fixture::new(&[NOTEBOOK]);
+    let released = release_fixture(&f);
+    std::fs::write(f.root().join("alice.ipynb"), answered(&released, "vec![]")).unwrap();
+    // The teacher's solution, mistyped: it panics, so the reference run
+    // cannot hand a reference over, and no submission can be judged.
+    let teacher = std::fs::read_to_string(f.root().join("notebooks").join(NOTEBOOK)).unwrap();
+    let solution = "vec![v[0].ge(1), v[1].le(3), v[0].lt(&v[1])]";
+    assert!(teacher.contains(solution));
+    // In the notebook's JSON, the quotes escaped.
+    let broken = teacher.replace(solution, r#"panic!(\"the teacher's typo\")"#);
+    std::fs::write(f.root().join("notebooks/broken.ipynb"), broken).unwrap();
+    // At -j 2, alice runs beside the reference run; since a submission
+    // could have starved it, the teacher's notebook runs once more, alone,
+    // before it is blamed. (That no submission starts after a failed
+    // reference is the unit test of `sandboxed::schedule`.)
+    let o = run(f
+        .cmd(&[
+            "grade",
+            "alice.ipynb",
+            "-j",
+            "2",
+            "--source",
+            "notebooks/broken.ipynb",
+        ])
+        .current_dir(f.root()));
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the teacher's notebook failed while submissions ran beside it; running it once more, alone"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the teacher's notebook, run for the reference answers, failed, and grading needs it to pass its own tests")
+            && err.contains("the teacher's typo"),
+        "{err}"
+    );
+    assert!(!f.root().join("grades").exists(), "nothing is written");
+}
