@@ -134,6 +134,11 @@ impl Prepared {
         );
         // `:load_config` first: it sets the optimisation level both builds use.
         for command in [":load_config --quiet", with_polars.as_str()] {
+            // Before each `:dep`: cargo rewrote the lock to hold only what
+            // the last one needed, so polars would resolve afresh from the
+            // registry, newer than the checkout's lock and than what a
+            // kernel, which pins, then builds again.
+            pin_versions(&self.checkout, &self.slot.dir, true)?;
             ctx.execute(command)
                 .map_err(|e| KernelError::Load(e.to_string()))?;
         }
