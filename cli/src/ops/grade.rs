@@ -602,7 +602,8 @@ fn run_sandboxed(
     // user's processes, memory): once more, alone, before the teacher's
     // notebook is blamed; then the submissions its failure kept from
     // starting.
-    let beside = project.jobs > 1 && !ready.is_empty();
+    // Submissions that started: beside it, at `-j 2` and more.
+    let beside = project.jobs > 1 && !ran.is_empty();
     if beside && !reference.as_ref().is_some_and(sandboxed::ran_cleanly) {
         eprintln!(
             "note: the teacher's notebook failed while submissions ran beside it; running it once more, alone"

@@ -154,18 +154,22 @@ pub(super) fn run_all(
         pb.finish_and_clear();
         out
     };
-    let stops = |job: &Job<'_>, out: &Result<Ran, String>| {
-        engine::interrupted() || (job.vital && !ran_cleanly(out))
-    };
     schedule(jobs, project.jobs, run, stops)
         .into_iter()
         .map(|(i, out)| (jobs[i].index, out))
         .collect()
 }
 
+/// Whether no job may start after `job`, which ended with `out`: an
+/// interrupt came, or it was vital and did not run cleanly.
+fn stops(job: &Job<'_>, out: &Result<Ran, String>) -> bool {
+    engine::interrupted() || (job.vital && !ran_cleanly(out))
+}
+
 /// `run` on each of `jobs`, up to `at_once` at a time, started in their
 /// order; once `stops` says so of a job's result, or an interrupt came, none
-/// starts after it. Each result comes with its job's place in `jobs`.
+/// starts after that is known (one already taken from the list still runs).
+/// Each result comes with its job's place in `jobs`, in that order.
 fn schedule<J: Sync, R: Send>(
     jobs: &[J],
     at_once: usize,
@@ -178,11 +182,11 @@ fn schedule<J: Sync, R: Send>(
     std::thread::scope(|scope| {
         for _ in 0..at_once.clamp(1, jobs.len().max(1)) {
             scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(job) = jobs.get(i) else { break };
                 if stop.load(Ordering::SeqCst) || engine::interrupted() {
                     break;
                 }
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(job) = jobs.get(i) else { break };
                 let out = run(job);
                 if stops(job, &out) {
                     stop.store(true, Ordering::SeqCst);
@@ -637,10 +641,55 @@ mod tests {
         assert_eq!(one_at_a_time, [(0, true), (1, true)]);
         assert_eq!(started.lock().unwrap().len(), 2);
         // Without a vital failure, every job runs, and the results come in
-        // the jobs' order whatever order they ended in.
+        // the jobs' order though the first ends last.
         let fine = [(true, false), (false, true), (false, false)];
-        let all = schedule(&fine, 2, |j: &(bool, bool)| j.1, stops);
+        let slow_first = |j: &(bool, bool)| {
+            if j.0 {
+                std::thread::sleep(Duration::from_millis(300));
+            }
+            j.1
+        };
+        let all = schedule(&fine, 2, slow_first, stops);
         assert_eq!(all, [(0, false), (1, true), (2, false)]);
+    }
+
+    #[test]
+    fn only_a_vital_job_that_did_not_run_cleanly_stops_the_rest() {
+        let nb =
+            Notebook::parse(r#"{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []}"#)
+                .unwrap();
+        let job = |vital| Job {
+            index: 0,
+            label: "x",
+            nb: &nb,
+            hand_over: handed::HAND_IN_VAR,
+            vital,
+        };
+        let handed = |bytes: Option<&[u8]>| {
+            BTreeMap::from([("t-1".to_string(), Ok(bytes.map(<[u8]>::to_vec)))])
+        };
+        let failed = || {
+            Err(execute::ExecError::Engine {
+                notebook: "x".into(),
+                message: "no".into(),
+            })
+        };
+        let ran = |cells: CellResults, handed: HandedOver| Ok::<_, String>(Ran { cells, handed });
+        let clean = ran(vec![Ok(vec![])], handed(Some(b"{}")));
+        let a_cell_failed = ran(vec![Ok(vec![]), failed()], handed(Some(b"{}")));
+        let nothing_handed = ran(vec![Ok(vec![])], handed(None));
+        let unreadable = ran(
+            vec![Ok(vec![])],
+            BTreeMap::from([("t-1".into(), Err("bad".into()))]),
+        );
+        let no_run: Result<Ran, String> = Err("no sandbox".into());
+        assert!(ran_cleanly(&clean));
+        for out in [&a_cell_failed, &nothing_handed, &unreadable, &no_run] {
+            assert!(!ran_cleanly(out));
+            assert!(stops(&job(true), out));
+            assert!(!stops(&job(false), out));
+        }
+        assert!(!stops(&job(true), &clean));
     }
 
     #[test]
