@@ -134,6 +134,20 @@ pub struct ExpectedCell {
     pub html_table: bool,
 }
 
+/// Panics if a process whose command line holds `pattern` still runs
+/// (`pgrep -f`): what a test's run must not leave behind.
+pub fn assert_nothing_running(pattern: &str) {
+    let left = Command::new("pgrep")
+        .args(["-f", pattern])
+        .output()
+        .expect("pgrep runs");
+    assert!(
+        left.stdout.is_empty(),
+        "left running: {}",
+        text(&left.stdout)
+    );
+}
+
 /// The code cells of the notebook at `path`, named as [`ExpectedCell`] says.
 pub fn expected_cells(path: &Path) -> Vec<ExpectedCell> {
     let text = std::fs::read_to_string(path).expect("the notebook reads");

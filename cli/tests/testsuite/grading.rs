@@ -13,8 +13,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::common::{assert_nothing_running, root_dir, text};
 use crate::common::{lock, run, Fixture};
-use crate::common::{root_dir, text};
 use crate::exercises::{
     release_fixture, released_with_answer, right_answers, solution_of, wrong_answers, WrongAnswer,
 };
@@ -349,15 +349,7 @@ fn submissions_that_loop_or_hog_memory_are_stopped_at_the_cell_limits_and_graded
     // Nothing outlives the run (the PID namespace ends with its process 1;
     // this guards that, where the page above is what shows the timeout
     // ended the child).
-    let left = std::process::Command::new("pgrep")
-        .args(["-f", "sleep 4322"])
-        .output()
-        .unwrap();
-    assert!(
-        left.stdout.is_empty(),
-        "left running: {}",
-        text(&left.stdout)
-    );
+    assert_nothing_running("sleep 4322");
 }
 
 #[test]
@@ -828,15 +820,7 @@ fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_
     // `sleep 4321` is left.
     std::thread::sleep(std::time::Duration::from_secs(6));
     assert_eq!(std::fs::read_to_string(&grades).unwrap(), csv);
-    let left = std::process::Command::new("pgrep")
-        .args(["-f", "sleep 4321"])
-        .output()
-        .unwrap();
-    assert!(
-        left.stdout.is_empty(),
-        "left running: {}",
-        text(&left.stdout)
-    );
+    assert_nothing_running("sleep 4321");
 }
 
 #[test]
