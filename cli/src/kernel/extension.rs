@@ -16,6 +16,7 @@ use evcxr::CommandContext;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::Mutex;
 
+use super::history::History;
 use super::jupyter::connection::Connection;
 use super::jupyter::jupyter_message::JupyterMessage;
 use super::loading::{BeforeDep, BeforeLoad, LoadState, Loading, NotLoaded, LOADING_NOTE};
@@ -74,6 +75,8 @@ pub(crate) struct Extension {
     /// The cells' end marks the output thread has passed.
     ends: OutputEnds,
     cells: Arc<std::sync::Mutex<Cells>>,
+    /// Every cell the session was asked to run, for `history_request`.
+    history: Arc<std::sync::Mutex<History>>,
 }
 
 /// What the server hands over once its engine exists.
@@ -100,6 +103,7 @@ impl Extension {
             muted: Arc::new(AtomicBool::new(false)),
             ends: OutputEnds::default(),
             cells: Arc::default(),
+            history: Arc::default(),
         }
     }
 
@@ -181,15 +185,19 @@ impl Extension {
         Ok(())
     }
 
-    /// Before a cell runs: waits until the crate is loaded, saying so every
-    /// ten seconds on the cell's standard error. False, after an error reply,
-    /// when an interrupt ended the wait or the load failed.
+    /// Before a cell runs: notes it in the history, then waits until the
+    /// crate is loaded, saying so every ten seconds on the cell's standard
+    /// error. False, after an error reply, when an interrupt ended the wait
+    /// or the load failed.
     pub async fn ready(
         &self,
         message: &JupyterMessage,
         execution_count: u32,
         replies: &UnboundedSender<JupyterMessage>,
     ) -> Result<bool> {
+        if message.get_content()["store_history"].as_bool() != Some(false) {
+            lock(&self.history).record(execution_count, message.code());
+        }
         match self.wait_for_load(message).await? {
             Ok(()) => Ok(true),
             Err(why) => {
@@ -226,6 +234,12 @@ impl Extension {
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
+    }
+
+    /// Our reply to a shell request the server leaves unanswered
+    /// ([`super::requests`]), or `None` for the server's own handling.
+    pub fn shell_reply(&self, message: &JupyterMessage) -> Option<JupyterMessage> {
+        super::requests::shell_reply(message, &lock(&self.history))
     }
 
     /// An interrupt: while the crate loads, no cell runs in the engine, so it

@@ -2,7 +2,9 @@
 //! server Jupyter starts ([`serve`]). `jupyter/` holds only the files forked
 //! from evcxr_jupyter 0.22.0, with one-line hooks into puzzlebook's
 //! additions beside it: [`extension`] (what the hooks call), [`loading`],
-//! [`output_ends`], [`locks`], [`replay`], [`cell_memory`] and [`wire`].
+//! [`output_ends`], [`locks`], [`replay`], [`cell_memory`] and [`wire`];
+//! the replies upstream does not give ([`requests`], [`is_complete`],
+//! [`history`]) and the spec's fields it leaves out ([`outgoing`]).
 
 // evcxr_jupyter's JSON macros (from its `main.rs`), for the forked files and
 // for our additions, which build the same messages.
@@ -27,11 +29,15 @@ macro_rules! array {
 mod busy;
 pub mod cell_memory;
 mod extension;
+mod history;
+mod is_complete;
 pub(crate) mod jupyter;
 mod loading;
 mod locks;
+mod outgoing;
 mod output_ends;
 pub mod replay;
+mod requests;
 pub mod serve;
 pub mod spec;
 pub mod wire;

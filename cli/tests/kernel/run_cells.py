@@ -9,8 +9,9 @@ delimiter, a bad signature, a signed header that is a JSON array, random
 bytes) and asks for kernel_info, which must still be answered. Then runs each
 CELL in turn, up to 30 minutes each, going on after a failing one, and writes
 one JSON object to OUT_JSON: "cells", a list with each cell's reply status,
-ename and evalue, the text its streams printed, its text/plain result and the
-seconds it took; and with --poke, "poked": the kernel_info reply's status.
+ename and evalue (its error message's, else its reply's), the reply's own
+ename, the text its streams printed, its text/plain result and the seconds
+it took; and with --poke, "poked": the kernel_info reply's status.
 The Rust test (cli/tests/testsuite/jupyter_kernel.rs) decides what passes.
 """
 
@@ -57,7 +58,7 @@ def run_cell(kc, code, timeout, on_first_output=None):
             c = reply["content"]
             return {"status": c["status"], "ename": (error or c).get("ename"),
                     "evalue": (error or c).get("evalue"), "streams": streams,
-                    "result": result}
+                    "result": result, "reply_ename": c.get("ename")}
 
 
 def poke(km):

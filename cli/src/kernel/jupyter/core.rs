@@ -392,6 +392,7 @@ impl Server {
                 .with_content(kernel_info())
                 .send(connection)
                 .await?;
+        } else if let Some(reply) = self.ext.shell_reply(&message) { reply.send(connection).await?; // puzzlebook: is_complete, history, comm_info and unknown requests answered.
         } else if message.message_type() == "is_complete_request" {
             message
                 .new_reply()
@@ -497,6 +498,7 @@ impl Server {
                         .send(&mut connection)
                         .await?;
                 }
+                kind if crate::kernel::requests::unsupported_on_control(kind) => crate::kernel::requests::unsupported(&message).send(&mut connection).await?, // puzzlebook: a reply, never silence.
                 _ => {
                     eprintln!(
                         "Got unrecognized message type on control channel: {}",

@@ -207,7 +207,7 @@ impl JupyterMessage {
                 serde_json::to_vec(&self.header)?.into(),
                 serde_json::to_vec(&self.parent_header)?.into(),
                 serde_json::to_vec(&self.metadata)?.into(),
-                serde_json::to_vec(&self.content)?.into(),
+                serde_json::to_vec(&crate::kernel::outgoing::content(&self.header, &self.parent_header, &self.content))?.into(), // puzzlebook: the spec's fields.
             ],
         };
         raw_message.send(connection).await

@@ -28,6 +28,10 @@
 //! - after a cell ends the process that runs cells (a crash, an abort, the
 //!   memory limit), run the session's earlier cells again in the new one,
 //!   their output muted, and say so in the cell ([`crate::kernel::replay`]).
+//! - answer `is_complete_request`, `history_request`, `comm_info_request`
+//!   and any request it does not serve, where upstream said nothing
+//!   ([`crate::kernel::requests`]), and give an error reply the `ename`,
+//!   `evalue` and `traceback` the spec requires ([`crate::kernel::outgoing`]).
 
 // Kept in upstream's formatting, so that each hook stays one line and a diff
 // against evcxr_jupyter shows only the hooks; the crate root re-exports
