@@ -27,6 +27,10 @@ use crate::kernel::locks::lock;
 use crate::kernel::replay;
 use crate::kernel::Engine;
 
+/// How long an interrupted cell has to end after its SIGINT, before the
+/// server ends the process that runs cells.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(3);
+
 /// What the kernel runs around the server's own work.
 pub(crate) struct Hooks {
     /// On the loading thread, before the crate is loaded.
@@ -77,6 +81,10 @@ pub(crate) struct Extension {
     cells: Arc<std::sync::Mutex<Cells>>,
     /// Every cell the session was asked to run, for `history_request`.
     history: Arc<std::sync::Mutex<History>>,
+    /// While set, a cell runs in the engine.
+    running: Arc<AtomicBool>,
+    /// Set when an interrupt stopped the running cell through Z3.
+    interrupted: Arc<AtomicBool>,
 }
 
 /// What the server hands over once its engine exists.
@@ -104,6 +112,8 @@ impl Extension {
             ends: OutputEnds::default(),
             cells: Arc::default(),
             history: Arc::default(),
+            running: Arc::default(),
+            interrupted: Arc::default(),
         }
     }
 
@@ -142,6 +152,8 @@ impl Extension {
     ) -> std::sync::MutexGuard<'e, CommandContext> {
         let guard = lock(engine);
         self.before_cell(code);
+        self.interrupted.store(false, Ordering::SeqCst);
+        self.running.store(true, Ordering::SeqCst);
         guard
     }
 
@@ -162,9 +174,16 @@ impl Extension {
             JupyterMessage,
         )>,
     > {
+        self.running.store(false, Ordering::SeqCst);
         let joined = self.output_sent(joined).await;
         let Some((result, message)) = self
             .survive_panic(joined, request, execution_count, replies)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let Some(result) = self
+            .stopped_by_interrupt(result, &message, execution_count, replies)
             .await?
         else {
             return Ok(None);
@@ -242,15 +261,67 @@ impl Extension {
         super::requests::shell_reply(message, &lock(&self.history))
     }
 
-    /// An interrupt: while the crate loads, no cell runs in the engine, so it
-    /// stops the waiting cell and leaves the load alone (true); otherwise the
-    /// server interrupts the engine as upstream does (false).
-    pub fn interrupt_load(&self) -> bool {
-        let loading = self.started().loading.state() == LoadState::Running;
-        if loading {
+    /// An interrupt, answered here (true) or by the server ending the
+    /// process that runs cells, as upstream does (false):
+    /// - while the crate loads, no cell runs in the engine, so it stops the
+    ///   waiting cell and leaves the load alone;
+    /// - while no cell runs, there is nothing to stop, and the session stays;
+    /// - while a cell runs, the cell process gets SIGINT, as a terminal's
+    ///   Ctrl-C would send it. Z3 catches it while it checks (its `ctrl_c`
+    ///   parameter, on by default), stops and returns `unknown`, and the
+    ///   session and its variables stay. Outside Z3 the signal ends the
+    ///   process, and the replay brings the variables back. Either way the
+    ///   cell ends, and this is true; a process that outlives
+    ///   [`INTERRUPT_GRACE`] (SIGINT blocked) makes it false.
+    pub async fn interrupt(&self, process: &std::sync::Mutex<std::process::Child>) -> bool {
+        if self.started().loading.state() == LoadState::Running {
             self.wait_interrupted.store(true, Ordering::SeqCst);
+            return true;
         }
-        loading
+        if !self.running.load(Ordering::SeqCst) {
+            return true;
+        }
+        let pid = lock(process).id();
+        self.interrupted.store(true, Ordering::SeqCst);
+        // SAFETY: kill(2) with a pid and a signal number.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
+        let deadline = Instant::now() + INTERRUPT_GRACE;
+        while Instant::now() < deadline {
+            if !self.running.load(Ordering::SeqCst) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        false
+    }
+
+    /// A cell that an interrupt stopped through Z3 (its process lives on):
+    /// an error reply that says so, whatever the cell did after its check
+    /// returned `unknown`, and `None`; any other cell's `result` as it is.
+    async fn stopped_by_interrupt(
+        &self,
+        result: std::result::Result<evcxr::EvalOutputs, evcxr::Error>,
+        message: &JupyterMessage,
+        execution_count: u32,
+        replies: &UnboundedSender<JupyterMessage>,
+    ) -> Result<Option<std::result::Result<evcxr::EvalOutputs, evcxr::Error>>> {
+        if !self.interrupted.swap(false, Ordering::SeqCst) {
+            return Ok(Some(result));
+        }
+        let Ok(mut outputs) = result else {
+            // The process ended after all: the server's error, and the replay.
+            return Ok(Some(result));
+        };
+        let _ = CellMark::take(&mut outputs);
+        self.reply_error(
+            message,
+            execution_count,
+            "Interrupted",
+            "the cell was interrupted: Z3 stopped its work, and the rest of the cell ran with what Z3 had (`unknown`); the session and its variables are kept".to_string(),
+            replies,
+        )
+        .await?;
+        Ok(None)
     }
 
     /// On the engine's thread, before the cell `code` runs: a `:dep` may make

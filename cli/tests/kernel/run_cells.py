@@ -7,7 +7,8 @@ then, with --poke, first sends the kernel's shell and control sockets frames
 that are not a signed Jupyter message (one that ends at the <IDS|MSG>
 delimiter, a bad signature, a signed header that is a JSON array, random
 bytes) and asks for kernel_info, which must still be answered. Then runs each
-CELL in turn, up to 30 minutes each, going on after a failing one, and writes
+CELL in turn (one whose first line is `// interrupt` is interrupted, as
+Jupyter's stop button does, when its first output arrives), up to 30 minutes each, going on after a failing one, and writes
 one JSON object to OUT_JSON: "cells", a list with each cell's reply status,
 ename and evalue (its error message's, else its reply's), the reply's own
 ename, the text its streams printed, its text/plain result and the seconds
@@ -24,6 +25,10 @@ import time
 
 import zmq
 from jupyter_client.manager import start_new_kernel
+
+
+# A cell that starts with this line is interrupted when its first output arrives.
+INTERRUPT_MARK = "// interrupt\n"
 
 
 def run_cell(kc, code, timeout, on_first_output=None):
@@ -113,7 +118,8 @@ def main(argv):
             out["alive_after_poke"] = km.is_alive()
         for code in cells:
             t = time.monotonic()
-            r = run_cell(kc, code, 1800)
+            interrupt = km.interrupt_kernel if code.startswith(INTERRUPT_MARK) else None
+            r = run_cell(kc, code, 1800, on_first_output=interrupt)
             r["seconds"] = time.monotonic() - t
             out["cells"].append(r)
     finally:

@@ -1052,6 +1052,75 @@ fn jupyter_s_conformance_suite_passes() {
     );
 }
 
+/// An interrupt keeps the session. A cell stuck in a Z3 check is stopped
+/// through Z3's own Ctrl-C handling: its process, and every variable, live on,
+/// and Z3 works in the next cell. A cell stuck in plain Rust has its
+/// process ended; the replay brings the variables back and says which cells
+/// ran again. (evcxr_jupyter ended the process on every interrupt.)
+#[test]
+fn an_interrupt_stops_z3_and_keeps_the_session_and_a_stuck_loop_is_replayed() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let jupyter = Jupyter::new();
+    // Fourteen pigeons in thirteen holes, as clauses: unsatisfiable, and far
+    // beyond what Z3's clause learning proves in a test's time.
+    let pigeons = "use puzzlebook::z3::{ast::Bool, Solver};\n\
+        let s = Solver::new();\n\
+        let p: Vec<Vec<Bool>> = (0..14).map(|i| (0..13).map(|h| Bool::new_const(format!(\"p{i}_{h}\"))).collect()).collect();\n\
+        for row in &p { s.assert(&Bool::or(row)); }\n\
+        for h in 0..13 { for i in 0..14 { for k in i + 1..14 { s.assert(&Bool::and(&[p[i][h].clone(), p[k][h].clone()]).not()); } } }";
+    // The first output comes while the check runs, and brings the interrupt.
+    let check = "// interrupt\n\
+        std::thread::spawn(|| { std::thread::sleep(std::time::Duration::from_millis(500)); println!(\"checking\"); });\n\
+        let r = s.check();\n\
+        println!(\"the check said {r:?}\");";
+    let seen = jupyter.run_cells(
+        false,
+        &[],
+        &[
+            "let keep = 41;",
+            pigeons,
+            check,
+            "keep + 1",
+            "let t = Solver::new();\nt.assert(&Bool::new_const(\"q\"));\nt.check()",
+            "// interrupt\nprintln!(\"looping\");\nloop { std::hint::spin_loop(); }",
+            "keep + 1",
+        ],
+    );
+    let cells = seen["cells"].as_array().unwrap();
+    let status: Vec<&str> = cells
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        status,
+        ["ok", "ok", "error", "ok", "ok", "error", "ok"],
+        "{seen:#}"
+    );
+    let stopped = &cells[2];
+    assert_eq!(stopped["ename"], "Interrupted", "{seen:#}");
+    assert_eq!(stopped["reply_ename"], "Interrupted", "{seen:#}");
+    let printed = stopped["streams"].as_str().unwrap();
+    assert!(printed.contains("the check said Unknown"), "{seen:#}");
+    // No replay: the process lived on.
+    for c in &cells[2..5] {
+        assert!(
+            !c["streams"].as_str().unwrap().contains("again in"),
+            "{seen:#}"
+        );
+    }
+    assert_eq!(cells[3]["result"], "42", "{seen:#}");
+    // Z3 answers the next check.
+    assert_eq!(cells[4]["result"], "Sat", "{seen:#}");
+    // A loop outside Z3: the process ends, and the cells that succeeded run
+    // again (not the interrupted one), so `keep` is back.
+    let looped = cells[5]["streams"].as_str().unwrap();
+    assert!(
+        looped.contains("ran cells [1], [2], [4], [5] again in"),
+        "{seen:#}"
+    );
+    assert_eq!(cells[6]["result"], "42", "{seen:#}");
+}
+
 #[test]
 fn a_released_chapter_runs_in_jupyter_and_stops_only_at_its_exercises() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());

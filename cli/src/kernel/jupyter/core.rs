@@ -482,7 +482,7 @@ impl Server {
                         .await?;
                     return Ok(());
                 }
-                "interrupt_request" if self.ext.interrupt_load() => message.new_reply().with_content(object! {"status": "ok"}).send(&mut connection).await?, // puzzlebook: ends a wait for the load.
+                "interrupt_request" if self.ext.interrupt(&process_handle).await => message.new_reply().with_content(object! {"status": "ok"}).send(&mut connection).await?, // puzzlebook: ends a wait for the load, or stops Z3 and keeps the session.
                 "interrupt_request" => {
                     let process_handle = process_handle.clone();
                     tokio::task::spawn_blocking(move || {

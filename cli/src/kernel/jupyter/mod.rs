@@ -31,7 +31,10 @@
 //! - answer `is_complete_request`, `history_request`, `comm_info_request`
 //!   and any request it does not serve, where upstream said nothing
 //!   ([`crate::kernel::requests`]), and give an error reply the `ename`,
-//!   `evalue` and `traceback` the spec requires ([`crate::kernel::outgoing`]).
+//!   `evalue` and `traceback` the spec requires ([`crate::kernel::outgoing`]);
+//! - stop a cell stuck in Z3 through Z3's own Ctrl-C handling, keeping the process
+//!   and the session's variables, and end the process only for a cell stuck
+//!   elsewhere.
 
 // Kept in upstream's formatting, so that each hook stays one line and a diff
 // against evcxr_jupyter shows only the hooks; the crate root re-exports
