@@ -7,7 +7,7 @@
 //! replaying the session after the cell process ended
 //! ([`crate::kernel::replay`]).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -81,8 +81,11 @@ pub(crate) struct Extension {
     cells: Arc<std::sync::Mutex<Cells>>,
     /// Every cell the session was asked to run, for `history_request`.
     history: Arc<std::sync::Mutex<History>>,
-    /// While set, a cell runs in the engine.
-    running: Arc<AtomicBool>,
+    /// How many cells have started in the engine, and how many have ended:
+    /// a cell runs while they differ. (A flag could not tell the cell an
+    /// interrupt was for from the next one.)
+    started_cells: Arc<AtomicU64>,
+    ended_cells: Arc<AtomicU64>,
     /// Set when an interrupt stopped the running cell through Z3.
     interrupted: Arc<AtomicBool>,
 }
@@ -112,7 +115,8 @@ impl Extension {
             ends: OutputEnds::default(),
             cells: Arc::default(),
             history: Arc::default(),
-            running: Arc::default(),
+            started_cells: Arc::default(),
+            ended_cells: Arc::default(),
             interrupted: Arc::default(),
         }
     }
@@ -153,7 +157,7 @@ impl Extension {
         let guard = lock(engine);
         self.before_cell(code);
         self.interrupted.store(false, Ordering::SeqCst);
-        self.running.store(true, Ordering::SeqCst);
+        self.started_cells.fetch_add(1, Ordering::SeqCst);
         guard
     }
 
@@ -174,7 +178,7 @@ impl Extension {
             JupyterMessage,
         )>,
     > {
-        self.running.store(false, Ordering::SeqCst);
+        self.ended_cells.fetch_add(1, Ordering::SeqCst);
         let joined = self.output_sent(joined).await;
         let Some((result, message)) = self
             .survive_panic(joined, request, execution_count, replies)
@@ -278,7 +282,9 @@ impl Extension {
             self.wait_interrupted.store(true, Ordering::SeqCst);
             return true;
         }
-        if !self.running.load(Ordering::SeqCst) {
+        let cell = self.started_cells.load(Ordering::SeqCst);
+        let ended = || self.ended_cells.load(Ordering::SeqCst) >= cell;
+        if ended() {
             return true;
         }
         let pid = lock(process).id();
@@ -287,7 +293,7 @@ impl Extension {
         unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
         let deadline = Instant::now() + INTERRUPT_GRACE;
         while Instant::now() < deadline {
-            if !self.running.load(Ordering::SeqCst) {
+            if ended() {
                 return true;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
