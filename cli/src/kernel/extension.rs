@@ -3,9 +3,11 @@
 //! evcxr_jupyter is a rebase: waiting for the crate's load ([`super::loading`]),
 //! pinning versions before a `:dep`, the Z3 hints ([`crate::engine::hints`]), a cell
 //! whose `?` returned an error or that panicked, a panic in the engine, a
-//! cell's output sent before its reply ([`super::output_ends`]), and
+//! cell's output sent before its reply ([`super::output_ends`]),
 //! replaying the session after the cell process ended
-//! ([`crate::kernel::replay`]).
+//! ([`crate::kernel::replay`]), the session's history ([`super::history`],
+//! for [`super::requests`]), and an interrupt that stops Z3 and keeps the
+//! session.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -155,9 +157,11 @@ impl Extension {
         code: &str,
     ) -> std::sync::MutexGuard<'e, CommandContext> {
         let guard = lock(engine);
-        self.before_cell(code);
-        self.interrupted.store(false, Ordering::SeqCst);
+        // Counted before anything here can panic: `after_cell` counts the
+        // cell's end even then.
         self.started_cells.fetch_add(1, Ordering::SeqCst);
+        self.interrupted.store(false, Ordering::SeqCst);
+        self.before_cell(code);
         guard
     }
 
@@ -218,7 +222,10 @@ impl Extension {
         execution_count: u32,
         replies: &UnboundedSender<JupyterMessage>,
     ) -> Result<bool> {
-        if message.get_content()["store_history"].as_bool() != Some(false) {
+        let content = message.get_content();
+        if content["store_history"].as_bool() != Some(false)
+            && content["silent"].as_bool() != Some(true)
+        {
             lock(&self.history).record(execution_count, message.code());
         }
         match self.wait_for_load(message).await? {
@@ -323,7 +330,7 @@ impl Extension {
             message,
             execution_count,
             "Interrupted",
-            "the cell was interrupted: Z3 stopped its work, and the rest of the cell ran with what Z3 had (`unknown`); the session and its variables are kept".to_string(),
+            "the cell was interrupted: Z3 stopped its work, and the rest of the cell ran with what Z3 had (`unknown`); the session and its variables are kept (this cell is not among those run again if the process crashes later)".to_string(),
             replies,
         )
         .await?;
@@ -442,22 +449,16 @@ impl Extension {
         evalue: String,
         replies: &UnboundedSender<JupyterMessage>,
     ) -> Result<()> {
+        let mut content = super::outgoing::error_content(ename, &evalue);
+        let mut error = content.clone();
+        error.as_object_mut().map(|e| e.remove("status"));
         message
             .new_message("error")
-            .with_content(object! {
-                "ename" => ename,
-                "evalue" => evalue.clone(),
-                "traceback" => array![format!("{ename}: {evalue}")],
-            })
+            .with_content(error)
             .send(&mut *self.iopub().lock().await)
             .await?;
-        replies.send(message.new_reply().with_content(object! {
-            "status" => "error",
-            "execution_count" => execution_count,
-            "ename" => ename,
-            "evalue" => evalue,
-            "traceback" => array![],
-        }))?;
+        content["execution_count"] = execution_count.into();
+        replies.send(message.new_reply().with_content(content))?;
         Ok(())
     }
 

@@ -20,9 +20,10 @@ pub struct History {
 }
 
 impl History {
-    /// Notes that cell number `count` ran `code`.
+    /// Notes that cell number `count` ran `code` (without its trailing
+    /// blank lines and spaces, as IPython keeps it).
     pub fn record(&mut self, count: u32, code: &str) {
-        self.cells.push((count, code.to_string()));
+        self.cells.push((count, code.trim_end().to_string()));
     }
 
     /// The `history_reply` content for a request's `content`.
@@ -33,12 +34,10 @@ impl History {
             Some("range") => self.range(content),
             Some("search") => self.search(content, n),
             other => {
-                return object! {
-                    "status" => "error",
-                    "ename" => "ValueError",
-                    "evalue" => format!("hist_access_type {other:?} is none of tail, range and search"),
-                    "traceback" => array![],
-                }
+                return super::outgoing::error_content(
+                    "ValueError",
+                    &format!("hist_access_type {other:?} is none of tail, range and search"),
+                )
             }
         };
         let output = content["output"].as_bool() == Some(true);
@@ -204,7 +203,7 @@ mod tests {
             (2, "6 * 7"),
             (3, "a + 1"),
             (4, "6 * 7"),
-            (5, "println!(\"hi\");"),
+            (5, "println!(\"hi\");\n\n"),
         ] {
             h.record(count, code);
         }

@@ -31,8 +31,24 @@ impl Completeness {
     }
 }
 
-/// Whether `code` is a finished cell.
+/// Whether `code` is a finished cell. Lines that are evcxr commands
+/// (`:dep …`, one line each, TOML rather than Rust) are not read.
 pub fn completeness(code: &str) -> Completeness {
+    let rust: String = code
+        .split_inclusive('\n')
+        .map(|line| {
+            if line.trim_start().starts_with(':') {
+                if line.ends_with('\n') {
+                    "\n"
+                } else {
+                    ""
+                }
+            } else {
+                line
+            }
+        })
+        .collect();
+    let code = rust.as_str();
     let mut open: Vec<TokenKind> = Vec::new();
     let mut at = 0usize;
     for token in tokenize(code, FrontmatterAllowed::No) {
@@ -55,11 +71,12 @@ pub fn completeness(code: &str) -> Completeness {
             }
             TokenKind::BlockComment {
                 terminated: false, ..
-            } => return incomplete(open.len()),
+            } => return incomplete(0),
             TokenKind::Literal { kind, .. } => match kind {
                 LiteralKind::Str { terminated: false }
                 | LiteralKind::ByteStr { terminated: false }
-                | LiteralKind::CStr { terminated: false } => return incomplete(open.len()),
+                // The next line goes on inside the string: no indent.
+                | LiteralKind::CStr { terminated: false } => return incomplete(0),
                 // A char cannot run over a line: no more text finishes it.
                 LiteralKind::Char { terminated: false }
                 | LiteralKind::Byte { terminated: false } => return Completeness::Invalid,
@@ -69,7 +86,7 @@ pub fn completeness(code: &str) -> Completeness {
                 | LiteralKind::RawByteStr { n_hashes: None }
                 | LiteralKind::RawCStr { n_hashes: None } => {
                     return if reaches_end && code[start..].contains('"') {
-                        incomplete(open.len())
+                        incomplete(0)
                     } else {
                         Completeness::Invalid
                     };
@@ -112,6 +129,8 @@ mod tests {
             "let x = 1;",
             "fn f() {}\nf()",
             ":dep puzzlebook = { path = \"..\" }",
+            // TOML's single quotes, which Rust would read as a lifetime.
+            ":dep z3 = { git = 'https://example.org/z3.rs' }\nlet x = 1;",
             "let s = \"a { ( [\";",
             "let c = '{';",
             "fn f<'a>(x: &'a str) -> &'a str { x }",
@@ -146,12 +165,18 @@ mod tests {
                 indent: " ".repeat(12)
             }
         );
-        assert_eq!(
-            completeness("let s = \"abc"),
-            Completeness::Incomplete {
-                indent: String::new()
-            }
-        );
+        // Inside a string or comment the next line gets no indent: it would
+        // be part of the text.
+        for code in ["let s = \"abc", "f(vec![\"abc", "f(/* note"] {
+            assert_eq!(
+                completeness(code),
+                Completeness::Incomplete {
+                    indent: String::new()
+                },
+                "{code:?}"
+            );
+        }
+        assert_eq!(status(":dep a = { path = \"..\" }\nfn f() {"), "incomplete");
     }
 
     #[test]

@@ -1,6 +1,6 @@
-//! The last look at each message the kernel sends, so that what goes out is
-//! what the v5 message spec asks wherever the forked server built it (its
-//! `send` calls this from a `puzzlebook:` hook):
+//! The last look at each message the kernel sends, where the forked server
+//! builds a message the v5 message spec does not allow (its `send` calls
+//! this from a `puzzlebook:` hook):
 //! - an `execute_reply` with status `error` carries `ename`, `evalue` and
 //!   `traceback`: those of the first `error` the cell showed (evcxr_jupyter
 //!   sent the status alone, which Jupyter's schema rejects);
@@ -9,7 +9,9 @@
 //!   `pygment_lexer`, which no tool reads).
 //!
 //! One kernel serves one session and runs one cell at a time, so the error
-//! to repeat is the last one sent for the request the reply answers.
+//! to repeat is the first one sent for the request the reply answers.
+//! [`error_content`] is the one builder of an error's fields for the
+//! kernel's own replies.
 
 use std::borrow::Cow;
 use std::sync::Mutex;
@@ -48,15 +50,22 @@ pub(crate) fn content<'c>(
     }
 }
 
+/// An error reply's content (also an `error` message's, but for `status`):
+/// `ename`, `evalue`, and a one-line traceback that says both.
+pub(crate) fn error_content(ename: &str, evalue: &str) -> Value {
+    object! {
+        "status" => "error",
+        "ename" => ename,
+        "evalue" => evalue,
+        "traceback" => array![format!("{ename}: {evalue}")],
+    }
+}
+
 /// `reply` with the error fields of `shown`, the error its cell showed, or
 /// a plain one if it showed none.
 fn with_error(reply: &Value, shown: Option<&Value>) -> Value {
     let mut reply = reply.clone();
-    let fallback = object! {
-        "ename" => "Error",
-        "evalue" => "the cell failed",
-        "traceback" => array![],
-    };
+    let fallback = error_content("Error", "the cell failed");
     let shown = shown.unwrap_or(&fallback);
     for key in ["ename", "evalue", "traceback"] {
         reply[key] = shown[key].clone();
@@ -114,7 +123,7 @@ mod tests {
         let other = content(&header("execute_reply"), &parent("cell-no-error"), &bare).into_owned();
         assert_eq!(other["ename"], "Error");
         assert_eq!(other["evalue"], "the cell failed");
-        assert_eq!(other["traceback"], json!([]));
+        assert_eq!(other["traceback"], json!(["Error: the cell failed"]));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::history::History;
 use super::is_complete::completeness;
 use super::jupyter::jupyter_message::JupyterMessage;
+use super::outgoing::error_content;
 
 /// The requests the forked server answers itself on the shell channel.
 const SERVED_BY_UPSTREAM: &[&str] = &[
@@ -65,12 +66,7 @@ fn unsupported_content(kind: &str, channel: &str) -> Value {
         }
         _ => format!("the puzzlebook kernel does not serve {kind} (on the {channel} channel)"),
     };
-    object! {
-        "status" => "error",
-        "ename" => "NotImplementedError",
-        "evalue" => evalue.clone(),
-        "traceback" => array![evalue],
-    }
+    error_content("NotImplementedError", &evalue)
 }
 
 #[cfg(test)]

@@ -90,6 +90,8 @@ class Outcomes(unittest.TestResult):
         self.outcomes = {}
 
     def name(self, test):
+        # A subtest (skipped ones come to addSkip) is named by its test.
+        test = getattr(test, "test_case", test)
         return test.id().rsplit(".", 1)[-1]
 
     def addSuccess(self, test):
@@ -113,13 +115,10 @@ class Outcomes(unittest.TestResult):
         if err is None:
             return
         kind = "failed" if issubclass(err[0], test.failureException) else "error"
-        if issubclass(err[0], unittest.SkipTest):
-            kind = "skipped"
         self.outcomes["%s %s" % (self.name(test), subtest._subDescription())] = (
             "%s: %s" % (kind, self._exc_info_to_string(err, test))
         )
-        if kind != "skipped":
-            self.outcomes[self.name(test)] = kind + ": a subtest"
+        self.outcomes[self.name(test)] = kind + ": a subtest"
 
 
 def main(argv):

@@ -11,7 +11,7 @@ CELL in turn (one whose first line is `// interrupt` is interrupted, as
 Jupyter's stop button does, when its first output arrives), up to 30 minutes each, going on after a failing one, and writes
 one JSON object to OUT_JSON: "cells", a list with each cell's reply status,
 ename and evalue (its error message's, else its reply's), the reply's own
-ename, the text its streams printed, its text/plain result and the seconds
+ename and evalue, the text its streams printed, its text/plain result and the seconds
 it took; and with --poke, "poked": the kernel_info reply's status.
 The Rust test (cli/tests/testsuite/jupyter_kernel.rs) decides what passes.
 """
@@ -63,7 +63,8 @@ def run_cell(kc, code, timeout, on_first_output=None):
             c = reply["content"]
             return {"status": c["status"], "ename": (error or c).get("ename"),
                     "evalue": (error or c).get("evalue"), "streams": streams,
-                    "result": result, "reply_ename": c.get("ename")}
+                    "result": result, "reply_ename": c.get("ename"),
+                    "reply_evalue": c.get("evalue")}
 
 
 def poke(km):

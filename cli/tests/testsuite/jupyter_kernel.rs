@@ -903,7 +903,15 @@ fn a_crash_loses_no_earlier_variable_and_a_question_mark_error_fails_its_cell() 
     // (evcxr_jupyter's said only "error"): the crash's, from evcxr, and the
     // `?` error's, from the kernel's own reply.
     assert_eq!(cells[3]["reply_ename"], "Error", "{seen:#}");
+    assert_eq!(cells[3]["reply_evalue"], cells[3]["evalue"], "{seen:#}");
+    assert!(
+        cells[3]["evalue"]
+            .as_str()
+            .is_some_and(|e| e.contains("SIGABRT")),
+        "{seen:#}"
+    );
     assert_eq!(cells[5]["reply_ename"], "Error", "{seen:#}");
+    assert_eq!(cells[5]["reply_evalue"], cells[5]["evalue"], "{seen:#}");
     // Cells 1-3's variables are back for cell 5.
     assert_eq!(cells[4]["result"], "6", "{seen:#}");
     // A `?` error is an error reply, as nbconvert needs to stop.
@@ -1115,6 +1123,13 @@ fn an_interrupt_stops_z3_and_keeps_the_session_and_a_stuck_loop_is_replayed() {
     assert_eq!(cells[4]["result"], "Sat", "{seen:#}");
     // A loop outside Z3: the process ends, and the cells that succeeded run
     // again (not the interrupted one), so `keep` is back.
+    // Ended by the interrupt's signal, not by the kill after the grace.
+    assert!(
+        cells[5]["evalue"]
+            .as_str()
+            .is_some_and(|e| e.contains("SIGINT")),
+        "{seen:#}"
+    );
     let looped = cells[5]["streams"].as_str().unwrap();
     assert!(
         looped.contains("ran cells [1], [2], [4], [5] again in"),
