@@ -106,9 +106,9 @@ impl Jupyter {
     }
 
     /// Runs notebooks as a user would from the shell, `jupyter nbconvert --to
-    /// notebook --execute`, on the puzzlebook kernel and with nbconvert's
-    /// default timeouts (60 s to start the kernel, none per cell); returns the
-    /// executed copies' folder.
+    /// notebook --execute`, with nbconvert's defaults: the kernel the notebook
+    /// names (the chapters name the puzzlebook kernel), 60 s to start it and
+    /// no limit per cell; returns the executed copies' folder.
     fn nbconvert(&self, notebooks: &[PathBuf]) -> PathBuf {
         self.nbconvert_in(None, "nbconvert", notebooks)
     }
@@ -123,7 +123,6 @@ impl Jupyter {
         }
         let o = c
             .args(["nbconvert", "--to", "notebook", "--execute"])
-            .arg("--ExecutePreprocessor.kernel_name=puzzlebook")
             .arg("--output-dir")
             .arg(&out)
             .args(notebooks)
