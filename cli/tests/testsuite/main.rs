@@ -3,7 +3,7 @@
 //! linked the whole command (evcxr, syntect, z3) on its own before. One module
 //! per subject; the fixtures, scripts and write-up data sit in folders beside
 //! (`cli/tests/fixtures/`, `cli/tests/kernel/`, `cli/tests/browser/`,
-//! `cli/tests/emacs/`, `tests/writeups/`).
+//! `cli/tests/jupyterlab/`, `cli/tests/emacs/`, `tests/writeups/`).
 
 mod book_in_browser;
 mod cli;
@@ -12,6 +12,7 @@ mod exercises;
 mod fingerprint;
 mod grading;
 mod jupyter_kernel;
+mod jupyterlab;
 mod narrative;
 mod notebooks;
 mod org_in_emacs;

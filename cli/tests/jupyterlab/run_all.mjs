@@ -1,0 +1,154 @@
+// Opens notebooks in JupyterLab in Debian's Chromium, as a student does, and
+// records what each shows after Run All Cells.
+//
+// usage: node run_all.mjs NODE_DIR LAB_URL TOKEN SHOT_DIR OUT_JSON NOTEBOOK...
+//
+// NODE_DIR is where setup-node installed playwright-core (pinned; it drives
+// /usr/bin/chromium, and downloads no browser). For each NOTEBOOK (a path
+// under the server's root): open it, which should start the kernel the
+// notebook names; if JupyterLab asks for a kernel instead, record that and
+// pick "Rust (puzzlebook)" in its dialog; Edit > Clear Outputs of All Cells, so
+// that only this run's outputs count; Run > Run All Cells; wait until every
+// code cell has its execution count; then record, for each code cell, its
+// prompt and how many error outputs, HTML tables and SVG images it shows,
+// and take a screenshot. In the first notebook, also ask for completion in
+// a new cell (Tab after `puzzlebook::tw`), whose text is not saved: autosave
+// is off. Then shut the notebook's kernel down. Writes one
+// JSON object to OUT_JSON; the Rust test (cli/tests/testsuite/jupyterlab.rs)
+// decides what passes.
+
+import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const [nodeDir, url, token, shotDir, outPath, ...notebooks] = process.argv.slice(2);
+const require = createRequire(join(nodeDir, 'package.json'));
+const { chromium } = require('playwright-core');
+
+// As the machine's notes have Chromium started here: no network but the
+// page's, no first-run work.
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+// How long Run All may take for one notebook.
+const RUN_LIMIT_MS = 20 * 60 * 1000;
+
+async function api(method, path) {
+  const r = await fetch(`${url}${path}`, { method, headers: { Authorization: `token ${token}` } });
+  return method === 'GET' ? r.json() : null;
+}
+
+/// Opens `name` in `page`, runs all its cells, and returns what it shows.
+async function runAll(page, name, problems) {
+  const opened = Date.now();
+  // `reset`: no tab of an earlier notebook comes back with JupyterLab's
+  // saved workspace.
+  await page.goto(`${url}/lab/tree/${name.split('/').map(encodeURIComponent).join('/')}?reset&token=${token}`);
+  await page.waitForSelector('.jp-NotebookPanel .jp-Cell', { timeout: 120000 });
+  // The kernel JupyterLab starts, or its question which one.
+  let asked = false;
+  const kernelName = () => page.textContent('.jp-NotebookPanel-toolbar .jp-Toolbar-kernelName').catch(() => '');
+  for (let i = 0; i < 240; i++) {
+    if (await page.$('.jp-Dialog select')) { asked = true; break; }
+    if (/puzzlebook/i.test(await kernelName())) break;
+    await page.waitForTimeout(250);
+  }
+  if (asked) {
+    await page.selectOption('.jp-Dialog select', { label: 'Rust (puzzlebook)' });
+    await page.click('.jp-Dialog button:has-text("Select")');
+  }
+  await page.click('.lm-MenuBar-itemLabel:text-is("Edit")');
+  await page.click('.lm-Menu-itemLabel:text-is("Clear Outputs of All Cells")');
+  const cleared = await page.$$eval('.jp-Notebook .jp-CodeCell .jp-InputPrompt',
+    ps => ps.every(p => !/\d/.test(p.textContent)));
+  await page.click('.lm-MenuBar-itemLabel:text-is("Run")');
+  await page.click('.lm-Menu-itemLabel:text-is("Run All Cells")');
+  const started = Date.now();
+  let done = false;
+  let firstResult = null;
+  while (Date.now() - started < RUN_LIMIT_MS) {
+    const numbered = await page.$$eval('.jp-Notebook .jp-CodeCell .jp-InputPrompt',
+      ps => ps.map(p => /^\[\d+\]:$/.test(p.textContent.trim())));
+    if (firstResult === null && numbered[0]) firstResult = Date.now();
+    done = numbered.length > 0 && numbered.every(n => n);
+    if (done) break;
+    await page.waitForTimeout(250);
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const cells = await page.$$eval('.jp-Notebook .jp-CodeCell', cs => cs.map(c => {
+    const outputs = c.querySelectorAll('.jp-OutputArea-output');
+    const within = sel => [...outputs].reduce((n, o) => n + o.querySelectorAll(sel).length, 0);
+    const errors = [...outputs].filter(o => o.getAttribute('data-mime-type') === 'application/vnd.jupyter.error'
+      || o.querySelector('[data-mime-type="application/vnd.jupyter.error"]'));
+    return {
+      prompt: (c.querySelector('.jp-InputPrompt')?.textContent || '').trim(),
+      errors: errors.map(e => e.textContent.slice(0, 400)),
+      tables: within('table'),
+      svgs: within('img[src^="data:image/svg+xml"]') + within('svg'),
+    };
+  }));
+  const kernel = await kernelName();
+  return {
+    asked, cleared, done, seconds, open_seconds: (started - opened) / 1000,
+    first_result_seconds: firstResult === null ? null : (firstResult - opened) / 1000,
+    kernel, cells, problems,
+  };
+}
+
+/// In a new cell below the active one, types `puzzlebook::tw` and presses
+/// Tab, as a student asks for completion, then Enter to take the first item
+/// the completer offers; returns the items and the cell's text after.
+async function complete(page) {
+  await page.click('.jp-NotebookPanel-toolbar [data-command="notebook:insert-cell-below"]');
+  const editor = '.jp-Notebook .jp-Cell.jp-mod-active .cm-content';
+  await page.click(editor);
+  await page.keyboard.type('puzzlebook::tw');
+  await page.keyboard.press('Tab');
+  const text = () => page.textContent(editor);
+  let items = [];
+  for (let i = 0; i < 120 && items.length === 0; i++) {
+    items = await page.$$eval('.jp-Completer .jp-Completer-item .jp-Completer-match',
+      ms => ms.map(m => m.textContent.trim()));
+    // With one match, JupyterLab may put it in without a list.
+    if (items.length === 0 && (await text()) !== 'puzzlebook::tw') break;
+    if (items.length === 0) await page.waitForTimeout(250);
+  }
+  if (items.length > 0) {
+    await page.keyboard.press('Enter');
+    for (let i = 0; i < 40 && (await text()) === 'puzzlebook::tw'; i++) await page.waitForTimeout(250);
+  }
+  return { items, text: await text() };
+}
+
+const out = { notebooks: {} };
+try {
+  for (const name of notebooks) {
+    // A browser context of its own for each notebook.
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const page = await context.newPage();
+    const problems = [];
+    page.on('pageerror', e => problems.push(`page error: ${e}`));
+    page.on('crash', () => problems.push('the page crashed (Chromium\'s renderer ended)'));
+    const shot = join(shotDir, name.replace(/[^A-Za-z0-9.-]/g, '_') + '.png');
+    try {
+      out.notebooks[name] = await runAll(page, name, problems);
+      // Completion in the editor, once, in the first notebook's session.
+      if (name === notebooks[0]) out.completion = await complete(page);
+    } catch (e) {
+      // What stood in the way, for the test's message.
+      const dialog = await page.textContent('.jp-Dialog').catch(() => null);
+      problems.push(`${e.message.split('\n')[0]}; dialog: ${dialog}`);
+      out.notebooks[name] = { problems };
+    }
+    await page.screenshot({ path: shot }).catch(() => {});
+    out.notebooks[name].screenshot = shot;
+    await context.close();
+    for (const s of await api('GET', '/api/sessions')) await api('DELETE', `/api/sessions/${s.id}`);
+  }
+} finally {
+  await browser.close();
+  writeFileSync(outPath, JSON.stringify(out, null, 1));
+}
