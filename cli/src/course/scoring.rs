@@ -128,7 +128,9 @@ fn printed(outputs: &[Output]) -> Vec<String> {
         .iter()
         .filter_map(|o| match o {
             Output::Stream { text, .. } => Some(text.trim_end().to_string()),
-            Output::ExecuteResult { data } => data.get("text/plain").map(|t| t.trim().to_string()),
+            Output::ExecuteResult { data } | Output::DisplayData { data } => {
+                data.get("text/plain").map(|t| t.trim().to_string())
+            }
         })
         .filter(|t| !t.is_empty())
         .collect()

@@ -346,10 +346,31 @@ impl Extension {
     }
 
     /// On the output thread, for each line a cell printed on stream `name`:
-    /// whether it is held back, as a cell's end mark is (noted, for
-    /// [`Extension::output_sent`]) and all a replay prints is.
-    pub fn held(&self, name: &str, line: &str) -> bool {
-        self.ends.passed(name, line) || self.muted.load(Ordering::SeqCst)
+    /// whether it is held back from the stream, as a cell's end mark is
+    /// (noted, for [`Extension::output_sent`]), all a replay prints is, and a
+    /// display or a clear is, which goes out as its own message for the
+    /// cell's `request` ([`super::shown`]).
+    pub async fn held(
+        &self,
+        name: &str,
+        line: &str,
+        request: &Mutex<Option<JupyterMessage>>,
+    ) -> bool {
+        if self.ends.passed(name, line) || self.muted.load(Ordering::SeqCst) {
+            return true;
+        }
+        let Some(message) = request
+            .lock()
+            .await
+            .as_ref()
+            .and_then(|request| super::shown::message(name, line, request))
+        else {
+            return false;
+        };
+        if let Err(error) = message.send(&mut *self.iopub().lock().await).await {
+            eprintln!("puzzlebook: a display could not be sent: {error}");
+        }
+        true
     }
 
     /// After the engine returned from a cell that ran in the cell process:

@@ -2,7 +2,8 @@
 //! server Jupyter starts ([`serve`]). `jupyter/` holds only the files forked
 //! from evcxr_jupyter 0.22.0, with one-line hooks into puzzlebook's
 //! additions beside it: [`extension`] (what the hooks call), [`loading`],
-//! [`output_ends`], [`locks`], [`replay`], [`cell_memory`] and [`wire`];
+//! [`output_ends`], [`locks`], [`replay`], [`cell_memory`], [`shown`] and
+//! [`wire`];
 //! the replies upstream does not give ([`requests`], [`is_complete`],
 //! [`history`]) and the spec's fields it leaves out ([`outgoing`]).
 
@@ -39,6 +40,7 @@ mod output_ends;
 pub mod replay;
 mod requests;
 pub mod serve;
+mod shown;
 pub mod spec;
 pub mod wire;
 

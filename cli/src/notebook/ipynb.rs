@@ -53,6 +53,16 @@ pub fn cell_name(name: Option<&str>, number: usize) -> String {
         .unwrap_or_else(|| format!("cell-{number}"))
 }
 
+/// The name of the `k`-th (from 0) SVG figure among the outputs of the cell
+/// named `cell`: the cell's name for the first, then `cell.2`, `cell.3`, …
+/// A cell name has no `.`, so no figure takes another cell's name.
+pub fn figure_name(cell: &str, k: usize) -> String {
+    match k {
+        0 => cell.to_string(),
+        k => format!("{cell}.{}", k + 1),
+    }
+}
+
 /// A code cell as [`Notebook::code_cells`] lists it.
 #[derive(Debug, Clone)]
 pub struct CodeCell<'a> {
@@ -103,6 +113,22 @@ pub enum Output {
         /// MIME type → content.
         data: BTreeMap<String, String>,
     },
+    /// Something the cell showed as it ran (`puzzlebook::rich::display`),
+    /// by MIME type.
+    DisplayData {
+        /// MIME type → content.
+        data: BTreeMap<String, String>,
+    },
+}
+
+impl Output {
+    /// The renderings of a value or a display, by MIME type; `None` for text.
+    pub fn rich(&self) -> Option<&BTreeMap<String, String>> {
+        match self {
+            Output::Stream { .. } => None,
+            Output::ExecuteResult { data } | Output::DisplayData { data } => Some(data),
+        }
+    }
 }
 
 /// The nbformat tag of a cell whose output depends on the Z3 that runs it.
@@ -368,14 +394,18 @@ impl NotebookCell {
                             .to_string(),
                         text: multiline(o.get("text"))?,
                     }),
-                    Some("execute_result") | Some("display_data") => {
+                    Some(kind @ ("execute_result" | "display_data")) => {
                         let mut data = BTreeMap::new();
                         if let Some(d) = o.get("data").and_then(Value::as_object) {
                             for (k, v) in d {
                                 data.insert(k.clone(), multiline(Some(v))?);
                             }
                         }
-                        outputs.push(Output::ExecuteResult { data });
+                        outputs.push(if kind == "display_data" {
+                            Output::DisplayData { data }
+                        } else {
+                            Output::ExecuteResult { data }
+                        });
                     }
                     // Error outputs and others are dropped on the next run.
                     _ => {}
@@ -485,6 +515,15 @@ impl NotebookCell {
                             "execution_count": execution_count,
                             "metadata": {},
                             "output_type": "execute_result",
+                        }));
+                    }
+                    Output::DisplayData { data } => {
+                        let d: Map<String, Value> =
+                            data.iter().map(|(k, v)| (k.clone(), lines(v))).collect();
+                        outs.push(json!({
+                            "data": d,
+                            "metadata": {},
+                            "output_type": "display_data",
                         }));
                     }
                 }

@@ -109,13 +109,14 @@ pub fn parse_timing_line(line: &str) -> Option<(usize, f64, usize)> {
     ))
 }
 
-/// A cell's outputs as `run` prints them: streams, then the plain-text value.
+/// A cell's outputs as `run` prints them: streams, and the plain text of
+/// its displays and value.
 fn echo_text(outputs: &[Output]) -> String {
     let mut s = String::new();
     for o in outputs {
         match o {
             Output::Stream { text, .. } => s.push_str(text),
-            Output::ExecuteResult { data } => {
+            Output::ExecuteResult { data } | Output::DisplayData { data } => {
                 if let Some(t) = data.get("text/plain") {
                     s.push_str(t);
                     if !t.ends_with('\n') {

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::notebook::chapter::{Book, Chapter, Edition, INDEX};
-use crate::notebook::ipynb::{Notebook, Output};
+use crate::notebook::ipynb::{figure_name, Notebook};
 use crate::render::html;
 use crate::render::org;
 use puzzlebook::figure::SVG_MIME;
@@ -46,17 +46,17 @@ pub fn student_edition(released: &[(&Notebook, &str)]) -> Vec<(String, String)> 
     out
 }
 
-/// The figures of a notebook: `(cell name, SVG)` for each code cell whose value
-/// is an SVG image.
+/// The figures of a notebook: `(figure name, SVG)` for each SVG image a
+/// code cell displayed or gave as its value, named by [`figure_name`].
 pub fn figures(nb: &Notebook) -> Vec<(String, String)> {
     nb.code_cells()
         .flat_map(|c| {
-            c.cell.outputs.iter().filter_map(move |o| match o {
-                Output::ExecuteResult { data } => {
-                    data.get(SVG_MIME).map(|svg| (c.name.clone(), svg.clone()))
-                }
-                Output::Stream { .. } => None,
-            })
+            c.cell
+                .outputs
+                .iter()
+                .filter_map(|o| o.rich()?.get(SVG_MIME))
+                .enumerate()
+                .map(move |(k, svg)| (figure_name(&c.name, k), svg.clone()))
         })
         .collect()
 }
@@ -69,7 +69,7 @@ pub fn index(book: &Book) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notebook::ipynb::CellKind;
+    use crate::notebook::ipynb::{CellKind, Output};
 
     fn nb(cells: &[(CellKind, &str)]) -> Notebook {
         Notebook::of_cells(cells)
@@ -91,5 +91,31 @@ mod tests {
         let f = files(&n, &Chapter::of(&n, "notebooks/n.ipynb"), &book);
         let names: Vec<&str> = f.keys().map(String::as_str).collect();
         assert_eq!(names, ["figures/n/grid.svg", "n.html", "n.org"]);
+    }
+
+    #[test]
+    fn a_cell_that_displays_figures_has_a_file_for_each() {
+        let mut n = nb(&[(CellKind::Code, "grids()")]);
+        n.cells[0].name = Some("grid".into());
+        let svg = |s: &str| [(SVG_MIME.to_string(), s.to_string())].into();
+        n.cells[0].outputs = vec![
+            Output::DisplayData {
+                data: svg("<svg>1</svg>"),
+            },
+            Output::DisplayData {
+                data: svg("<svg>2</svg>"),
+            },
+            Output::ExecuteResult {
+                data: svg("<svg>3</svg>"),
+            },
+        ];
+        assert_eq!(
+            figures(&n),
+            [
+                ("grid".to_string(), "<svg>1</svg>".to_string()),
+                ("grid.2".to_string(), "<svg>2</svg>".to_string()),
+                ("grid.3".to_string(), "<svg>3</svg>".to_string()),
+            ]
+        );
     }
 }

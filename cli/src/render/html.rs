@@ -99,8 +99,8 @@ fn nav(book: &Book, chapter: &Chapter) -> String {
     )
 }
 
-/// A code cell's outputs as HTML: printed text, then its value as a table,
-/// an inline figure, or text.
+/// A code cell's outputs as HTML, in order: printed text, and each display
+/// and the value as a table, an inline figure, or text.
 fn outputs_html(outputs: &[Output]) -> String {
     let mut out = String::new();
     for o in outputs {
@@ -112,7 +112,7 @@ fn outputs_html(outputs: &[Output]) -> String {
                 }
             }
             Output::Stream { .. } => {}
-            Output::ExecuteResult { data } => {
+            Output::ExecuteResult { data } | Output::DisplayData { data } => {
                 if let Some(svg) = data.get(SVG_MIME) {
                     let caption = data
                         .get("text/plain")

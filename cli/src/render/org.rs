@@ -2,7 +2,7 @@
 //! style: narrative, `#+BEGIN_SRC rust` blocks and `#+RESULTS[<sha1>]: name`.
 
 use crate::notebook::chapter::{self, Chapter, Part};
-use crate::notebook::ipynb::{Notebook, Output};
+use crate::notebook::ipynb::{figure_name, Notebook, Output};
 use crate::render::markdown::markdown_to_org_shifted;
 use puzzlebook::figure::SVG_MIME;
 use puzzlebook::rich::ORG_MIME;
@@ -41,21 +41,24 @@ fn colon_lines(text: &str) -> String {
         .join("\n")
 }
 
-/// The results block body for a cell's outputs: printed text as `: ` lines,
-/// then the value as an org table (from the org MIME type), a link to its
-/// figure file (`figure`, relative to the report, for an SVG value) or `: `
-/// lines. Standard error is not part of a report.
-pub fn results_body(outputs: &[Output], figure: &str) -> String {
+/// The results block body for a cell's outputs, in order: printed text as
+/// `: ` lines, and each display and the value as an org table (from the org
+/// MIME type), a link to its figure file (`figure(k)` for the `k`-th SVG
+/// from 0, relative to the report) or `: ` lines. Standard error is not part
+/// of a report.
+pub fn results_body(outputs: &[Output], figure: &dyn Fn(usize) -> String) -> String {
     let mut parts = Vec::new();
+    let mut figures = 0;
     for o in outputs {
         match o {
             Output::Stream { name, text } if name == "stdout" => {
                 parts.push(colon_lines(text.trim_end_matches('\n')))
             }
             Output::Stream { .. } => {}
-            Output::ExecuteResult { data } => {
+            Output::ExecuteResult { data } | Output::DisplayData { data } => {
                 if data.contains_key(SVG_MIME) {
-                    parts.push(format!("[[file:{figure}]]"));
+                    parts.push(format!("[[file:{}]]", figure(figures)));
+                    figures += 1;
                 } else if let Some(org) = data.get(ORG_MIME) {
                     parts.push(org.trim_end_matches('\n').to_string());
                 } else if let Some(plain) = data.get("text/plain") {
@@ -94,7 +97,8 @@ pub fn render(nb: &Notebook, chapter: &Chapter) -> String {
                     "#+NAME: {name}\n#+BEGIN_SRC rust\n{src}\n#+END_SRC"
                 ));
                 if let Some(hash) = &c.cell.hash {
-                    let body = results_body(&c.cell.outputs, &chapter.figure(name));
+                    let figure = |k| chapter.figure(&figure_name(name, k));
+                    let body = results_body(&c.cell.outputs, &figure);
                     if body.is_empty() {
                         blocks.push(format!("#+RESULTS[{hash}]: {name}"));
                     } else {
@@ -127,7 +131,10 @@ mod tests {
             name: "stdout".into(),
             text: "Q 1: D\n\nQ 2: A\n".into(),
         }];
-        assert_eq!(results_body(&o, "f.svg"), ": Q 1: D\n:\n: Q 2: A");
+        assert_eq!(
+            results_body(&o, &|_| "f.svg".into()),
+            ": Q 1: D\n:\n: Q 2: A"
+        );
     }
 
     #[test]
@@ -136,7 +143,7 @@ mod tests {
         data.insert("text/plain".to_string(), "+---+".to_string());
         data.insert(ORG_MIME.to_string(), "| a |\n|---|\n| 1 |\n".to_string());
         assert_eq!(
-            results_body(&[Output::ExecuteResult { data }], "f.svg"),
+            results_body(&[Output::ExecuteResult { data }], &|_| "f.svg".into()),
             "| a |\n|---|\n| 1 |"
         );
     }
@@ -147,8 +154,45 @@ mod tests {
         data.insert("text/plain".to_string(), "[figure: g]".to_string());
         data.insert(SVG_MIME.to_string(), "<svg/>".to_string());
         assert_eq!(
-            results_body(&[Output::ExecuteResult { data }], "figures/nb/grid.svg"),
+            results_body(&[Output::ExecuteResult { data }], &|_| {
+                "figures/nb/grid.svg".into()
+            }),
             "[[file:figures/nb/grid.svg]]"
+        );
+    }
+
+    #[test]
+    fn displays_show_in_order_with_the_text_and_each_figure_has_its_own_file() {
+        let data = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(m, c)| (m.to_string(), c.to_string()))
+                .collect()
+        };
+        let figure = data(&[("text/plain", "[figure: g]"), (SVG_MIME, "<svg/>")]);
+        let outputs = [
+            Output::Stream {
+                name: "stdout".into(),
+                text: "first\n".into(),
+            },
+            Output::DisplayData {
+                data: data(&[("text/plain", "+---+"), (ORG_MIME, "| a |")]),
+            },
+            Output::DisplayData {
+                data: figure.clone(),
+            },
+            Output::Stream {
+                name: "stdout".into(),
+                text: "then\n".into(),
+            },
+            Output::ExecuteResult { data: figure },
+        ];
+        assert_eq!(
+            results_body(&outputs, &|k| format!(
+                "figures/nb/{}.svg",
+                figure_name("g", k)
+            )),
+            ": first\n| a |\n[[file:figures/nb/g.svg]]\n: then\n[[file:figures/nb/g.2.svg]]"
         );
     }
 

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
+use puzzlebook::rich::Shown;
 use thiserror::Error;
 
 use super::collect::Collector;
@@ -449,18 +450,12 @@ fn failure_message(e: evcxr::Error, stderr: &[String]) -> String {
     }
 }
 
-/// A cell's outputs as nbformat stores them: stdout, stderr, then its value.
+/// A cell's outputs as nbformat stores them: what it printed and displayed
+/// on stdout, in order, then its stderr, then its value.
 fn outputs(stdout: Vec<String>, stderr: Vec<String>, value: evcxr::EvalOutputs) -> Vec<Output> {
-    let mut outputs = Vec::new();
-    for (name, lines) in [("stdout", stdout), ("stderr", stderr)] {
-        if !lines.is_empty() {
-            let mut text = lines.join("\n");
-            text.push('\n');
-            outputs.push(Output::Stream {
-                name: name.into(),
-                text,
-            });
-        }
+    let mut outputs = shown(stdout);
+    if !stderr.is_empty() {
+        outputs.push(stream("stderr", &stderr));
     }
     if !value.content_by_mime_type.is_empty() {
         let data: BTreeMap<String, String> = value
@@ -469,6 +464,54 @@ fn outputs(stdout: Vec<String>, stderr: Vec<String>, value: evcxr::EvalOutputs) 
             .map(|(k, v)| (k, strip_ansi(&v)))
             .collect();
         outputs.push(Output::ExecuteResult { data });
+    }
+    outputs
+}
+
+/// `lines` of stream `name` as one output.
+fn stream(name: &str, lines: &[String]) -> Output {
+    let mut text = lines.join("\n");
+    text.push('\n');
+    Output::Stream {
+        name: name.into(),
+        text,
+    }
+}
+
+/// A cell's standard output as outputs: runs of text, and what the cell
+/// displayed between them ([`Shown`]), as Jupyter shows them. A clear drops
+/// everything before it; one that waits, only once something comes after it
+/// (else, as in Jupyter, the old output stays).
+fn shown(stdout: Vec<String>) -> Vec<Output> {
+    let mut outputs = Vec::new();
+    let mut text: Vec<String> = Vec::new();
+    let mut clear_on_next = false;
+    for line in stdout {
+        let shown = Shown::parse(&line);
+        if clear_on_next && !matches!(shown, Some(Shown::Clear { .. })) {
+            outputs.clear();
+            text.clear();
+            clear_on_next = false;
+        }
+        match shown {
+            None => text.push(line),
+            Some(Shown::Display(data)) => {
+                if !text.is_empty() {
+                    outputs.push(stream("stdout", &std::mem::take(&mut text)));
+                }
+                let data = data.into_iter().map(|(k, v)| (k, strip_ansi(&v))).collect();
+                outputs.push(Output::DisplayData { data });
+            }
+            Some(Shown::Clear { wait: false }) => {
+                outputs.clear();
+                text.clear();
+                clear_on_next = false;
+            }
+            Some(Shown::Clear { wait: true }) => clear_on_next = true,
+        }
+    }
+    if !text.is_empty() {
+        outputs.push(stream("stdout", &text));
     }
     outputs
 }
@@ -548,5 +591,72 @@ mod tests {
         assert_eq!(compiles(["Final compile", "Execution"]), 1);
         assert_eq!(compiles(["Fallback", "Final compile", "Execution"]), 2);
         assert_eq!(compiles(["Execution"]), 0);
+    }
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_string).collect()
+    }
+
+    fn display(plain: &str) -> String {
+        Shown::Display([("text/plain".to_string(), plain.to_string())].into()).line()
+    }
+
+    fn text(t: &str) -> Output {
+        Output::Stream {
+            name: "stdout".into(),
+            text: t.into(),
+        }
+    }
+
+    fn displayed(plain: &str) -> Output {
+        Output::DisplayData {
+            data: [("text/plain".to_string(), plain.to_string())].into(),
+        }
+    }
+
+    #[test]
+    fn displays_come_between_the_runs_of_text_around_them() {
+        let stdout = lines(&format!(
+            "a\nb\n{}\n{}\nc\n",
+            display("one"),
+            display("two")
+        ));
+        assert_eq!(
+            shown(stdout),
+            vec![
+                text("a\nb\n"),
+                displayed("one"),
+                displayed("two"),
+                text("c\n")
+            ]
+        );
+        assert_eq!(shown(lines("just text\n")), vec![text("just text\n")]);
+        assert_eq!(shown(Vec::new()), Vec::new());
+    }
+
+    #[test]
+    fn a_clear_drops_what_came_before_it_and_one_that_waits_only_if_more_comes() {
+        let clear = "PUZZLEBOOK_CLEAR_OUTPUT";
+        let wait = "PUZZLEBOOK_CLEAR_OUTPUT wait";
+        let stdout = lines(&format!(
+            "a\n{}\n{clear}\nb\n{}\n",
+            display("1"),
+            display("2")
+        ));
+        assert_eq!(shown(stdout), vec![text("b\n"), displayed("2")]);
+        // A progress display, updated in place: only the last one stays.
+        let stdout = lines(&format!(
+            "{wait}\n{}\n{wait}\n{}\n{wait}\n{}\n",
+            display("1/3"),
+            display("2/3"),
+            display("3/3")
+        ));
+        assert_eq!(shown(stdout), vec![displayed("3/3")]);
+        // Nothing after a clear that waits: the output stays.
+        let stdout = lines(&format!("a\n{}\n{wait}\n{wait}\n", display("1")));
+        assert_eq!(shown(stdout), vec![text("a\n"), displayed("1")]);
+        // Then a clear that does not wait clears at once.
+        let stdout = lines(&format!("a\n{wait}\n{clear}\n"));
+        assert_eq!(shown(stdout), Vec::new());
     }
 }

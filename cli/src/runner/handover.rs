@@ -35,6 +35,9 @@ enum Out {
     Value {
         data: std::collections::BTreeMap<String, String>,
     },
+    Display {
+        data: std::collections::BTreeMap<String, String>,
+    },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -105,6 +108,7 @@ pub fn to_json(cells: &CellResults) -> String {
                             text: text.clone(),
                         },
                         Output::ExecuteResult { data } => Out::Value { data: data.clone() },
+                        Output::DisplayData { data } => Out::Display { data: data.clone() },
                     })
                     .collect(),
             ),
@@ -149,6 +153,7 @@ pub fn from_json(text: &str) -> Result<CellResults, HandoverError> {
                 .map(|o| match o {
                     Out::Stream { name, text } => Output::Stream { name, text },
                     Out::Value { data } => Output::ExecuteResult { data },
+                    Out::Display { data } => Output::DisplayData { data },
                 })
                 .collect()),
             Cell::Failed(f) => Err(match f {
@@ -191,6 +196,9 @@ mod tests {
                 Output::Stream {
                     name: "stdout".into(),
                     text: "a\n\"b\"\u{1b}\n".into(),
+                },
+                Output::DisplayData {
+                    data: [("text/html".to_string(), "<b>1</b>".to_string())].into(),
                 },
                 Output::ExecuteResult {
                     data: [("text/plain".to_string(), "2".to_string())].into(),

@@ -34,7 +34,7 @@ use sha1::{Digest, Sha1};
 /// cell's outputs come out (what it runs before the cells, how it joins
 /// streams, which MIME types it keeps), or when evcxr's version changes.
 pub const CAPTURE_FORMAT: &str =
-    "puzzlebook-capture-v3 evcxr-0.22.0 opt-0 question-mark-primed stdout-stderr-mime-no-ansi cut-at-1MiB";
+    "puzzlebook-capture-v4 evcxr-0.22.0 opt-0 question-mark-primed stdout-displays-clears-stderr-mime-no-ansi cut-at-1MiB";
 
 /// Lowercase hex of a sha1 digest.
 fn hex(d: impl AsRef<[u8]>) -> String {

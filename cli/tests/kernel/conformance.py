@@ -76,6 +76,20 @@ class PuzzlebookKernelTests(jkt.KernelTests):
             "mime": "text/html",
         },
     ]
+    # What a cell shows as it runs: a table, as Jupyter's display_data, with
+    # its HTML and its plain text; then clearing what the cell showed.
+    code_display_data = [
+        {
+            "code": 'puzzlebook::rich::display(&puzzlebook::table::Table::new(["n"]).with_row([1]));',
+            "mime": "text/html",
+        },
+        {
+            "code": 'puzzlebook::rich::display(&puzzlebook::table::Table::new(["n"]).with_row([2]));',
+            "mime": "text/plain",
+        },
+    ]
+    code_clear_output = 'println!("soon gone"); puzzlebook::rich::clear_output(false);'
+
     code_history_pattern = "6 *"
     supported_history_operations = ("tail", "range", "search")
 

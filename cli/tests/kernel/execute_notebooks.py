@@ -1,13 +1,16 @@
 """Runs notebooks through a Jupyter kernel with nbclient, as Jupyter would.
 
-usage: execute_notebooks.py [--allow-errors] KERNEL_NAME OUT_DIR NOTEBOOK...
+usage: execute_notebooks.py [--allow-errors] [--streams-in-order] KERNEL_NAME OUT_DIR NOTEBOOK...
 
 Validates each notebook with nbformat's validator, executes it with the
 kernel KERNEL_NAME (found through JUPYTER_PATH like any kernelspec), with the
 notebook's folder as the working directory and each cell's stream messages
-joined into one output per stream (nbclient's coalesce_streams, as Jupyter
-shows them), validates the result and writes it
-to OUT_DIR under the same file name. Exits 1 naming the notebook and cell when
+joined into one output per stream (nbclient's coalesce_streams, which joins a
+stream's text even across the displays between it, as the runner's notebook
+keeps standard output apart from standard error), validates the result and
+writes it to OUT_DIR under the same file name. With --streams-in-order, each
+stream message is an output of its own, in the order the kernel sent them
+(the caller joins neighbours, as JupyterLab shows them). Exits 1 naming the notebook and cell when
 a notebook is invalid or a cell fails (unless --allow-errors, which records a
 failing cell's error and goes on, as Jupyter's "run all" can).
 
@@ -26,7 +29,8 @@ from nbclient.exceptions import CellExecutionError
 
 def main(argv):
     allow_errors = "--allow-errors" in argv
-    argv = [a for a in argv if a != "--allow-errors"]
+    in_order = "--streams-in-order" in argv
+    argv = [a for a in argv if a not in ("--allow-errors", "--streams-in-order")]
     if len(argv) < 4:
         print(__doc__, file=sys.stderr)
         return 2
@@ -47,7 +51,7 @@ def main(argv):
             allow_errors=allow_errors,
             # A kernel sends a cell's output in many stream messages; Jupyter
             # shows them as one. This joins them into one output per stream.
-            coalesce_streams=True,
+            coalesce_streams=not in_order,
             resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}},
         )
         try:

@@ -90,7 +90,7 @@ impl Jupyter {
     }
 
     /// [`Jupyter::execute`] with options for execute_notebooks.py
-    /// (`--allow-errors`).
+    /// (`--allow-errors`, `--streams-in-order`).
     fn execute_with(&self, options: &[&str], notebooks: &[PathBuf]) -> PathBuf {
         let out = self.dir.path().join("executed");
         let o = self
@@ -340,6 +340,109 @@ fn every_notebook_gives_its_committed_outputs_under_nbconvert_with_its_defaults(
     }
     assert!(tables >= 4, "only {tables} HTML tables in the notebooks");
     jupyter.assert_users_kernel_untouched();
+}
+
+/// Each code cell's outputs, reduced to what a reader sees: `text: …` for
+/// printed text, `display: …` for a display and `value: …` for the cell's
+/// value, each by its HTML if it has any, else its plain text.
+fn seen_outputs(nb: &Value) -> Vec<Vec<String>> {
+    nb["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["cell_type"] == "code")
+        .map(|c| {
+            c["outputs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| {
+                    let rich = || {
+                        let data = &o["data"];
+                        joined(if data["text/html"].is_null() {
+                            &data["text/plain"]
+                        } else {
+                            &data["text/html"]
+                        })
+                    };
+                    match o["output_type"].as_str().unwrap() {
+                        "stream" => {
+                            format!("{}: {}", o["name"].as_str().unwrap(), joined(&o["text"]))
+                        }
+                        "display_data" => format!("display: {}", rich()),
+                        "execute_result" => format!("value: {}", rich()),
+                        other => format!("{other}: {o}"),
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A cell shows tables as it runs and clears what it showed: Jupyter (the
+/// kernel, through nbclient) and the runner (`puzzlebook report`, whose
+/// notebook and org report are read) show the same, in the same order.
+#[test]
+fn displays_and_clears_show_the_same_in_jupyter_and_in_the_runner() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let name = "displays.ipynb";
+    // What each cell shows, from its source: a table's cells are `<td>`s
+    // (a number's with its alignment).
+    let table = |n: &str| format!(">{n}</td>");
+    let expect = |outputs: &[Vec<String>], what: &str| {
+        assert_eq!(outputs.len(), 4, "{what}: {outputs:#?}");
+        assert_eq!(outputs[0], Vec::<String>::new(), "{what}");
+        let cell = &outputs[1];
+        assert_eq!(cell.len(), 4, "{what}: {cell:#?}");
+        assert_eq!(cell[0], "stdout: before\n", "{what}");
+        assert!(
+            cell[1].starts_with("display: <table>") && cell[1].contains(&table("1")),
+            "{what}: {cell:#?}"
+        );
+        assert!(
+            cell[2].starts_with("display: <table>") && cell[2].contains(&table("2")),
+            "{what}: {cell:#?}"
+        );
+        assert_eq!(cell[3], "stdout: after\n", "{what}");
+        // Each step cleared the one before; the last clear waits for
+        // "done", which then replaces the last step.
+        assert_eq!(outputs[2], ["stdout: done\n"], "{what}");
+        // The clear that does not wait took the text and the table; the
+        // value comes after it.
+        assert_eq!(outputs[3], ["value: 42"], "{what}");
+    };
+
+    let jupyter = Jupyter::new();
+    let nb = jupyter.dir.path().join(name);
+    std::fs::write(
+        &nb,
+        std::fs::read_to_string(cli_dir().join("tests/fixtures/notebooks").join(name))
+            .unwrap()
+            .replace("@CRATE@", root_dir().to_str().unwrap()),
+    )
+    .unwrap();
+    // Each stream message as it came, then neighbours joined, as JupyterLab
+    // shows them (nbclient's own joining takes a stream's text across the
+    // displays between).
+    let executed = jupyter.execute_with(&["--streams-in-order"], std::slice::from_ref(&nb));
+    let in_jupyter = coalesce_streams(&without_loading_notes(&read_json(&executed.join(name))));
+    expect(&seen_outputs(&in_jupyter), "in Jupyter");
+
+    let _g = crate::common::lock();
+    let f = crate::common::Fixture::new(&[name]);
+    let o = f.cmd(&["report"]).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let by_runner = read_json(&f.notebook(name));
+    expect(&seen_outputs(&by_runner), "by the runner");
+    // The report shows the two tables between the lines, in order.
+    let report = f.read(&f.report(name));
+    let at = report.find("]: two-tables\n").expect("the cell's results");
+    assert!(
+        report[at..].starts_with(
+            "]: two-tables\n: before\n| n |\n|---|\n| 1 |\n| n |\n|---|\n| 2 |\n: after\n"
+        ),
+        "{report}"
+    );
 }
 
 #[test]
@@ -1034,6 +1137,8 @@ fn jupyter_s_conformance_suite_passes() {
         "test_execute_stderr",
         "test_error",
         "test_execute_result",
+        "test_display_data",
+        "test_clear_output",
         "test_completion",
         "test_is_complete",
         "test_history",
@@ -1042,7 +1147,7 @@ fn jupyter_s_conformance_suite_passes() {
         assert_eq!(outcome(name), "passed", "{name}: {seen:#}");
     }
     // Nothing failed, and what was skipped is what the kernel does not offer
-    // yet (a pager; display_data and clear_output from a cell), by name.
+    // (a pager), by name.
     let not_passed: BTreeMap<&str, &str> = tests
         .iter()
         .map(|(name, o)| (name.as_str(), o.as_str().unwrap_or("?")))
@@ -1054,7 +1159,7 @@ fn jupyter_s_conformance_suite_passes() {
     );
     assert_eq!(
         not_passed.keys().copied().collect::<Vec<_>>(),
-        ["test_clear_output", "test_display_data", "test_pager"],
+        ["test_pager"],
         "{seen:#}"
     );
 }

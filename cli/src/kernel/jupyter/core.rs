@@ -551,7 +551,7 @@ impl Server {
     }
 
     async fn pass_output_line(&self, output_name: &'static str, line: String) {
-        if self.ext.held(output_name, &line) { return; } // puzzlebook: end marks; a replay's output.
+        if self.ext.held(output_name, &line, &self.latest_execution_request).await { return; } // puzzlebook: end marks; a replay's output; displays and clears.
         let mut message = None;
         if let Some(exec_request) = &*self.latest_execution_request.lock().await {
             message = Some(exec_request.new_message("stream"));
