@@ -84,7 +84,7 @@ pub fn execute(k: KernelCommand) -> anyhow::Result<Exit> {
             puzzlebook_cli::outln!(
                 "Installed the Jupyter kernel {:?} in {}\n\
                  It runs {} and loads the crate at {}.\n\
-                 Open the notebooks with `jupyter notebook notebooks/` (or `jupyter lab`) and pick that kernel.",
+                 Open the notebooks with `jupyter notebook notebooks/` (or `jupyter lab`); they name this kernel, so Jupyter starts it.",
                 spec::DISPLAY_NAME,
                 dir.display(),
                 spec.exe.display(),
