@@ -272,5 +272,20 @@ pub(crate) fn lock() -> std::sync::MutexGuard<'static, ()> {
     EVCXR.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Installs the puzzlebook kernelspec into `prefix`, loading this checkout,
+/// without building: the tests share the default kernel build folders, which
+/// earlier runs keep warm (building at install is tested on its own).
+pub(crate) fn install_kernel(prefix: &Path) {
+    ok(
+        puzzlebook(&["kernel", "install", "--no-build", "--prefix"])
+            .arg(prefix)
+            .arg("--root")
+            .arg(root_dir())
+            .output()
+            .unwrap(),
+        "puzzlebook kernel install",
+    );
+}
+
 /// Kernels from these tests share the kernel build folders; take turns.
 pub(crate) static KERNEL: Mutex<()> = Mutex::new(());

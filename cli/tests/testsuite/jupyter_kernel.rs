@@ -16,7 +16,9 @@
 //! progress, and an interrupt ends the wait. A Z3 value left in a variable is
 //! named at once, and again when a later cell crashes on it.
 
-use crate::common::{as_from_a_shell, cli_dir, ok, puzzlebook, python, root_dir, text, KERNEL};
+use crate::common::{
+    as_from_a_shell, cli_dir, install_kernel, ok, puzzlebook, python, root_dir, text, KERNEL,
+};
 use puzzlebook_cli::engine::BuildDirLock;
 use puzzlebook_cli::kernel::LOADING_NOTE;
 use puzzlebook_cli::notebook::io::load_notebook;
@@ -56,18 +58,7 @@ impl Jupyter {
                 std::fs::write(rust.join(name), body).unwrap();
             }
         }
-        let prefix = j.prefix();
-        // The tests share the default kernel build folders, which earlier
-        // runs keep warm; building at install is tested on its own.
-        ok(
-            puzzlebook(&["kernel", "install", "--no-build", "--prefix"])
-                .arg(&prefix)
-                .arg("--root")
-                .arg(root_dir())
-                .output()
-                .unwrap(),
-            "puzzlebook kernel install",
-        );
+        install_kernel(&j.prefix());
         j
     }
 

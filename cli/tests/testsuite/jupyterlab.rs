@@ -10,7 +10,9 @@
 //! must offer `twenty_four`. Nothing may be written into the checkout.
 //! Screenshots go to the target folder, not into git.
 
-use crate::common::{as_from_a_shell, cli_dir, expected_cells, ok, puzzlebook, root_dir, KERNEL};
+use crate::common::{
+    as_from_a_shell, cli_dir, expected_cells, install_kernel, ok, root_dir, KERNEL,
+};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -93,15 +95,7 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
     let node_dir = set_up(&cli_dir().join("tests/jupyterlab/setup-node"), &[]);
     let world = tempfile::tempdir().unwrap();
     let prefix = world.path().join("prefix");
-    ok(
-        puzzlebook(&["kernel", "install", "--no-build", "--prefix"])
-            .arg(&prefix)
-            .arg("--root")
-            .arg(root_dir())
-            .output()
-            .unwrap(),
-        "puzzlebook kernel install",
-    );
+    install_kernel(&prefix);
     let settings = world.path().join("settings");
     for (path, body) in SETTINGS {
         let file = settings.join(path);
