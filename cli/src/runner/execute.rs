@@ -453,7 +453,12 @@ fn failure_message(e: evcxr::Error, stderr: &[String]) -> String {
 /// A cell's outputs as nbformat stores them: what it printed and displayed
 /// on stdout, in order, then its stderr, then its value.
 fn outputs(stdout: Vec<String>, stderr: Vec<String>, value: evcxr::EvalOutputs) -> Vec<Output> {
-    let mut outputs = shown(stdout);
+    let (mut outputs, clear_pending) = shown(stdout);
+    // A clear that waits takes effect at the next output of any kind, as in
+    // Jupyter: standard error or the cell's value.
+    if clear_pending && (!stderr.is_empty() || !value.content_by_mime_type.is_empty()) {
+        outputs.clear();
+    }
     if !stderr.is_empty() {
         outputs.push(stream("stderr", &stderr));
     }
@@ -481,8 +486,9 @@ fn stream(name: &str, lines: &[String]) -> Output {
 /// A cell's standard output as outputs: runs of text, and what the cell
 /// displayed between them ([`Shown`]), as Jupyter shows them. A clear drops
 /// everything before it; one that waits, only once something comes after it
-/// (else, as in Jupyter, the old output stays).
-fn shown(stdout: Vec<String>) -> Vec<Output> {
+/// (else, as in Jupyter, the old output stays). Also says whether a clear
+/// that waits is still pending at the end, for the outputs that follow.
+fn shown(stdout: Vec<String>) -> (Vec<Output>, bool) {
     let mut outputs = Vec::new();
     let mut text: Vec<String> = Vec::new();
     let mut clear_on_next = false;
@@ -513,7 +519,7 @@ fn shown(stdout: Vec<String>) -> Vec<Output> {
     if !text.is_empty() {
         outputs.push(stream("stdout", &text));
     }
-    outputs
+    (outputs, clear_on_next)
 }
 
 /// Runs `nb`'s code cells in order, each one's result in the list. The first
@@ -622,7 +628,7 @@ mod tests {
             display("two")
         ));
         assert_eq!(
-            shown(stdout),
+            shown(stdout).0,
             vec![
                 text("a\nb\n"),
                 displayed("one"),
@@ -630,8 +636,8 @@ mod tests {
                 text("c\n")
             ]
         );
-        assert_eq!(shown(lines("just text\n")), vec![text("just text\n")]);
-        assert_eq!(shown(Vec::new()), Vec::new());
+        assert_eq!(shown(lines("just text\n")).0, vec![text("just text\n")]);
+        assert_eq!(shown(Vec::new()), (Vec::new(), false));
     }
 
     #[test]
@@ -643,7 +649,7 @@ mod tests {
             display("1"),
             display("2")
         ));
-        assert_eq!(shown(stdout), vec![text("b\n"), displayed("2")]);
+        assert_eq!(shown(stdout), (vec![text("b\n"), displayed("2")], false));
         // A progress display, updated in place: only the last one stays.
         let stdout = lines(&format!(
             "{wait}\n{}\n{wait}\n{}\n{wait}\n{}\n",
@@ -651,12 +657,48 @@ mod tests {
             display("2/3"),
             display("3/3")
         ));
-        assert_eq!(shown(stdout), vec![displayed("3/3")]);
-        // Nothing after a clear that waits: the output stays.
+        assert_eq!(shown(stdout), (vec![displayed("3/3")], false));
+        // Nothing after a clear that waits: the output stays, and the clear
+        // is pending for what follows the standard output.
         let stdout = lines(&format!("a\n{}\n{wait}\n{wait}\n", display("1")));
-        assert_eq!(shown(stdout), vec![text("a\n"), displayed("1")]);
+        assert_eq!(shown(stdout), (vec![text("a\n"), displayed("1")], true));
         // Then a clear that does not wait clears at once.
         let stdout = lines(&format!("a\n{wait}\n{clear}\n"));
-        assert_eq!(shown(stdout), Vec::new());
+        assert_eq!(shown(stdout), (Vec::new(), false));
+    }
+
+    #[test]
+    fn a_clear_that_waits_at_the_end_takes_the_displays_when_stderr_or_the_value_follows() {
+        let wait = "PUZZLEBOOK_CLEAR_OUTPUT wait".to_string();
+        let mut value = evcxr::EvalOutputs::new();
+        value
+            .content_by_mime_type
+            .insert("text/plain".into(), "42".into());
+        assert_eq!(
+            outputs(vec![display("1/3"), wait.clone()], Vec::new(), value),
+            vec![Output::ExecuteResult {
+                data: [("text/plain".to_string(), "42".to_string())].into()
+            }]
+        );
+        assert_eq!(
+            outputs(
+                vec![display("1/3"), wait.clone()],
+                vec!["a warning".into()],
+                evcxr::EvalOutputs::new()
+            ),
+            vec![Output::Stream {
+                name: "stderr".into(),
+                text: "a warning\n".into()
+            }]
+        );
+        // Nothing follows: the display stays.
+        assert_eq!(
+            outputs(
+                vec![display("1/3"), wait],
+                Vec::new(),
+                evcxr::EvalOutputs::new()
+            ),
+            vec![displayed("1/3")]
+        );
     }
 }

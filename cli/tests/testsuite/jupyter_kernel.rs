@@ -381,7 +381,7 @@ fn displays_and_clears_show_the_same_in_jupyter_and_in_the_runner() {
     // (a number's with its alignment).
     let table = |n: &str| format!(">{n}</td>");
     let expect = |outputs: &[Vec<String>], what: &str| {
-        assert_eq!(outputs.len(), 4, "{what}: {outputs:#?}");
+        assert_eq!(outputs.len(), 5, "{what}: {outputs:#?}");
         assert_eq!(outputs[0], Vec::<String>::new(), "{what}");
         let cell = &outputs[1];
         assert_eq!(cell.len(), 4, "{what}: {cell:#?}");
@@ -401,6 +401,9 @@ fn displays_and_clears_show_the_same_in_jupyter_and_in_the_runner() {
         // The clear that does not wait took the text and the table; the
         // value comes after it.
         assert_eq!(outputs[3], ["value: 42"], "{what}");
+        // A clear that waits, with nothing printed after it: the value is
+        // the next output, and takes the table's place.
+        assert_eq!(outputs[4], ["value: 42"], "{what}");
     };
 
     let jupyter = Jupyter::new();
