@@ -10,8 +10,9 @@
 // pick "Rust (puzzlebook)" in its dialog; Edit > Clear Outputs of All Cells, so
 // that only this run's outputs count; Run > Run All Cells; wait until every
 // code cell has its execution count; then record, for each code cell, its
-// prompt and how many error outputs, HTML tables and SVG images it shows,
-// and take a screenshot. In the first notebook, also ask for completion in
+// prompt and execution count, its error outputs (from the page and from the
+// notebook's model), and how many HTML tables and SVG images it shows, and
+// take a screenshot. In the first notebook, also ask for completion in
 // a new cell (Tab after `puzzlebook::tw`), whose text is not saved: autosave
 // is off. Then shut the notebook's kernel down. Writes one
 // JSON object to OUT_JSON; the Rust test (cli/tests/testsuite/jupyterlab.rs)
@@ -90,6 +91,29 @@ async function runAll(page, name, problems) {
       svgs: within('img[src^="data:image/svg+xml"]') + within('svg'),
     };
   }));
+  // What the notebook's model holds, which the page may not draw as such:
+  // JupyterLab draws an error's traceback as standard error, so the page
+  // alone cannot tell a failed cell. The server runs with
+  // --LabApp.expose_app_in_browser=True for this.
+  const model = await page.evaluate(() => {
+    const panel = window.jupyterapp?.shell?.currentWidget;
+    if (!panel?.content?.widgets) return null;
+    return panel.content.widgets.filter(c => c.model.type === 'code').map(c => ({
+      count: c.model.executionCount,
+      errors: c.model.outputs.toJSON().filter(o => o.output_type === 'error')
+        .map(o => `${o.ename}: ${o.evalue}`.slice(0, 400)),
+    }));
+  });
+  if (model === null) {
+    problems.push('no notebook model in the page (window.jupyterapp: is expose_app_in_browser on?)');
+  } else if (model.length !== cells.length) {
+    problems.push(`the model has ${model.length} code cells, the page ${cells.length}`);
+  } else {
+    cells.forEach((c, i) => {
+      c.errors.push(...model[i].errors);
+      c.count = model[i].count;
+    });
+  }
   const kernel = await kernelName();
   return {
     asked, cleared, done, seconds, open_seconds: (started - opened) / 1000,

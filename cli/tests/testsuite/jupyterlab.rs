@@ -118,6 +118,9 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
         "lab",
         "--no-browser",
         "--allow-root",
+        // The driver reads each cell's outputs from the notebook's model
+        // (`window.jupyterapp`): the page draws an error as standard error.
+        "--LabApp.expose_app_in_browser=True",
         "--ServerApp.ip=127.0.0.1",
     ])
     .arg(format!("--ServerApp.port={port}"))
@@ -213,8 +216,11 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
         for (i, (cell, want)) in cells.iter().zip(&expected).enumerate() {
             let at = format!("{name} [{}] ({})", i + 1, want.name);
             // Run All from a fresh kernel numbers the cells 1, 2, …
-            if cell["prompt"] != format!("[{}]:", i + 1) {
-                problems.push(format!("{at}: prompt {}", cell["prompt"]));
+            if cell["prompt"] != format!("[{}]:", i + 1) || cell["count"] != i + 1 {
+                problems.push(format!(
+                    "{at}: prompt {}, execution count {}",
+                    cell["prompt"], cell["count"]
+                ));
             }
             if cell["errors"].as_array().is_none_or(|e| !e.is_empty()) {
                 problems.push(format!("{at}: shows an error: {}", cell["errors"]));
