@@ -15,7 +15,15 @@
 //!
 //! ```text
 //! let verdict = answer.check(|v| vec![grade::rule("…", …)]);
-//! assert!(verdict.is_right(), "exercise 02-1 is not right yet. {verdict}");
+//! assert!(verdict.is_right(), "exercise 02-1: {verdict}");
+//! ```
+//!
+//! The hidden part may also write down typical mistakes, each with a hint,
+//! before it checks the part they are for; a wrong answer that means what a
+//! mistake means gets its hint ([`super::hint`]):
+//!
+//! ```text
+//! answer.mistake("Z3's `/` rounds down; the game's `<<` rounds towards zero.", |v| …);
 //! ```
 //!
 //! Two variables change what these do besides ([`super::handed`]): with
@@ -32,19 +40,12 @@ use std::path::PathBuf;
 use z3::ast::{Bool, Int};
 
 use super::handed::{
-    self, Expected, Handed, HandedIn, Interface, Part, Reference, RuleText, HAND_IN_VAR,
+    self, Expected, Handed, HandedIn, Interface, Mistake, Part, Reference, RuleText, HAND_IN_VAR,
     REFERENCE_VAR,
 };
+use super::hint::{with_hint, Given};
 use super::{compare_built, compare_sets, Exercise, Rule, Verdict};
 use crate::smtlib;
-
-/// An answer as the student's functions gave it, kept in this process.
-#[derive(Debug, Clone)]
-enum Given {
-    Constraints(Vec<Bool>),
-    Number(i64),
-    Set(Vec<Vec<i64>>),
-}
 
 /// An exercise's answer, in parts; see the [module](self).
 #[derive(Debug)]
@@ -53,6 +54,11 @@ pub struct Answer {
     given: Vec<(String, Given)>,
     handed: Vec<Part<Handed>>,
     reference: RefCell<Vec<Part<Expected>>>,
+    /// The typical mistakes written down so far: the part, the mistake as
+    /// built here and as handed to the grader.
+    mistakes: RefCell<Vec<(String, Given, Mistake)>>,
+    /// The parts checked so far.
+    checked: RefCell<BTreeSet<String>>,
     /// Where answers are written ([`HAND_IN_VAR`]).
     hand_in_to: Option<PathBuf>,
     /// Where the reference is written ([`REFERENCE_VAR`]).
@@ -105,6 +111,8 @@ impl Answer {
             given: Vec::new(),
             handed: Vec::new(),
             reference: RefCell::new(Vec::new()),
+            mistakes: RefCell::new(Vec::new()),
+            checked: RefCell::new(BTreeSet::new()),
             hand_in_to,
             reference_to,
         }
@@ -129,6 +137,104 @@ impl Answer {
             Given::Constraints(built),
             Handed::Constraints { smtlib: text },
         )
+    }
+
+    /// Writes down a typical mistake for the one part: constraints over the
+    /// interface variables, as a student's function might build them, and
+    /// the hint a student whose constraints mean the same reads. Write each
+    /// mistake before [`Answer::check`].
+    pub fn mistake(&self, hint: impl Into<String>, wrong: impl Fn(&[Int]) -> Vec<Bool>) -> &Self {
+        self.mistake_in("", hint, wrong)
+    }
+
+    /// [`Answer::mistake`] for the part `label`, before
+    /// [`Answer::check_part`] checks it.
+    pub fn mistake_in(
+        &self,
+        label: &str,
+        hint: impl Into<String>,
+        wrong: impl Fn(&[Int]) -> Vec<Bool>,
+    ) -> &Self {
+        let built = wrong(&self.exercise.variables_in_z3());
+        let text = match self.reference_to {
+            Some(_) => smtlib::write(&built),
+            None => String::new(),
+        };
+        self.write_down(
+            label,
+            hint.into(),
+            Given::Constraints(built),
+            Handed::Constraints { smtlib: text },
+        )
+    }
+
+    /// Writes down a typical wrong number for the one part, with its hint,
+    /// before [`Answer::check_number`].
+    pub fn mistaken_number(&self, value: impl TryInto<i64>, hint: impl Into<String>) -> &Self {
+        let Ok(value) = value.try_into() else {
+            panic!(
+                "exercise {}: the mistaken number is too large",
+                self.exercise.id
+            );
+        };
+        self.write_down(
+            "",
+            hint.into(),
+            Given::Number(value),
+            Handed::Number { value },
+        )
+    }
+
+    /// Writes down a typical wrong set for the part `label`, with its hint,
+    /// before [`Answer::check_set_part`] (`""` for [`Answer::check_set`]).
+    pub fn mistaken_set_in(
+        &self,
+        label: &str,
+        elements: impl IntoIterator<Item = Vec<i64>>,
+        hint: impl Into<String>,
+    ) -> &Self {
+        let elements: Vec<Vec<i64>> = elements
+            .into_iter()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        self.write_down(
+            label,
+            hint.into(),
+            Given::Set(elements.clone()),
+            Handed::Set { elements },
+        )
+    }
+
+    fn write_down(&self, label: &str, hint: String, given: Given, answer: Handed) -> &Self {
+        let id = &self.exercise.id;
+        if self.checked.borrow().contains(label) {
+            panic!("exercise {id}: a mistake for the part {label:?} is written down after the part was checked; write each mistake before its check");
+        }
+        if hint.trim().is_empty() {
+            panic!("exercise {id}: a mistake needs a hint for the student");
+        }
+        if let Handed::Constraints { smtlib: text } = &answer {
+            if let Err(e) = smtlib::read(text) {
+                panic!("exercise {id}: the mistake {hint:?} cannot be handed to the grader: {e}");
+            }
+        }
+        self.mistakes
+            .borrow_mut()
+            .push((label.to_string(), given, Mistake { hint, answer }));
+        self
+    }
+
+    /// The verdict on the part `label`, with the hint of the first mistake
+    /// written down for it that the student's answer means.
+    fn hinted(&self, label: &str, verdict: Verdict, vars: &[Int]) -> Verdict {
+        let mistakes = self.mistakes.borrow();
+        let for_part = mistakes
+            .iter()
+            .filter(|(l, _, _)| l == label)
+            .map(|(_, given, m)| (given, m.hint.as_str()));
+        let theirs = || self.given(label).cloned();
+        with_hint(verdict, &self.exercise, vars, theirs, for_part)
     }
 
     /// Hands in a number as the part `label`.
@@ -207,12 +313,13 @@ impl Answer {
                 })
                 .collect(),
         });
-        match self.given(label) {
+        let verdict = match self.given(label) {
             Some(Given::Constraints(theirs)) => {
                 compare_built(&self.exercise, &vars, theirs, &rules)
             }
             other => not_given(label, other, "constraints"),
-        }
+        };
+        self.hinted(label, verdict, &vars)
     }
 
     /// The one part's number against `expected`; `why` says, as a sentence,
@@ -229,14 +336,15 @@ impl Answer {
             value: expected,
             why: why.clone(),
         });
-        match self.given("") {
+        let verdict = match self.given("") {
             Some(Given::Number(yours)) => Verdict::Predicted {
                 yours: *yours,
                 expected,
                 why,
             },
             other => not_given("", other, "a number"),
-        }
+        };
+        self.hinted("", verdict, &[])
     }
 
     /// The one part's set against the reference's.
@@ -258,10 +366,11 @@ impl Answer {
         self.record(label, || Expected::Set {
             elements: ours.clone(),
         });
-        match self.given(label) {
+        let verdict = match self.given(label) {
             Some(Given::Set(theirs)) => compare_sets(theirs.clone(), ours, show_tuple),
             other => not_given(label, other, "a set"),
-        }
+        };
+        self.hinted(label, verdict, &[])
     }
 
     fn given(&self, label: &str) -> Option<&Given> {
@@ -270,6 +379,7 @@ impl Answer {
 
     /// Writes the reference so far, when the reference is asked for.
     fn record(&self, label: &str, expected: impl FnOnce() -> Expected) {
+        self.checked.borrow_mut().insert(label.to_string());
         let Some(dir) = &self.reference_to else {
             return;
         };
@@ -301,6 +411,15 @@ impl Answer {
         let file = Reference {
             exercise: interface,
             parts: parts.clone(),
+            mistakes: self
+                .mistakes
+                .borrow()
+                .iter()
+                .map(|(label, _, m)| Part {
+                    label: label.clone(),
+                    value: m.clone(),
+                })
+                .collect(),
         };
         if let Err(e) = handed::write(dir, id, &file) {
             panic!("exercise {id}: the reference could not be written: {e}");
@@ -324,11 +443,7 @@ fn not_given(label: &str, given: Option<&Given>, asked: &str) -> Verdict {
         None => format!("nothing was handed in{part}"),
         Some(g) => format!(
             "{} was handed in{part}, where {asked} is asked for",
-            match g {
-                Given::Constraints(_) => "constraints",
-                Given::Number(_) => "a number",
-                Given::Set(_) => "a set",
-            }
+            g.what()
         ),
     };
     Verdict::NoAnswer { why }

@@ -170,6 +170,17 @@ pub enum Expected {
     },
 }
 
+/// A typical wrong answer to one part, written down by the teacher, and
+/// the hint a student whose answer means the same reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mistake {
+    /// The hint, in the puzzle's words ("you counted question 11 itself").
+    pub hint: String,
+    /// The wrong answer, as a student's process would hand it in.
+    pub answer: Handed,
+}
+
 /// The reference of one exercise.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -178,6 +189,9 @@ pub struct Reference {
     pub exercise: Interface,
     /// Its parts, in the order checked.
     pub parts: Vec<Part<Expected>>,
+    /// Its typical mistakes, each for a part, in the order written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mistakes: Vec<Part<Mistake>>,
 }
 
 /// Why a file was not written or not read.

@@ -11,6 +11,7 @@ use super::hand_in::show_tuple;
 use super::handed::{
     self, Expected, Handed, HandedError, HandedIn, Interface, Reference, RuleText,
 };
+use super::hint::{with_hint, Given};
 use super::{compare_built, compare_sets, Rule, Verdict};
 use crate::smtlib::{self, SmtlibError};
 
@@ -42,15 +43,24 @@ impl Judgement {
         judged_wrong.then_some(0.0)
     }
 
-    /// What the student reads: the verdict, or one line per part.
+    /// What the student reads: the verdict, or one line per part, with
+    /// each hint said once, after the parts.
     pub fn feedback(&self) -> String {
         match self.parts.as_slice() {
             [(label, v)] if label.is_empty() => v.to_string(),
-            parts => parts
-                .iter()
-                .map(|(label, v)| format!("{label}: {v}"))
-                .collect::<Vec<_>>()
-                .join("\n"),
+            parts => {
+                let mut lines = Vec::new();
+                let mut hints: Vec<&str> = Vec::new();
+                for (label, v) in parts {
+                    let (verdict, hint) = v.without_hint();
+                    lines.push(format!("{label}: {verdict}"));
+                    if let Some(h) = hint.filter(|h| !hints.contains(h)) {
+                        hints.push(h);
+                    }
+                }
+                lines.extend(hints.into_iter().map(|h| format!("Hint: {h}")));
+                lines.join("\n")
+            }
         }
     }
 }
@@ -117,6 +127,17 @@ pub fn judge(reference: &Reference, handed: Result<Option<HandedIn>, HandedError
 
 /// [`judge`]'s work, in this thread's Z3 context.
 fn judge_here(reference: &Reference, handed: &HandedIn) -> Judgement {
+    let exercise = reference.exercise.exercise();
+    let vars = exercise.variables_in_z3();
+    // The teacher's mistakes; one the grader cannot read gives no hint.
+    let mistakes: Vec<(&str, Given, &str)> = reference
+        .mistakes
+        .iter()
+        .filter_map(|m| {
+            let given = as_given(&m.value.answer)?;
+            Some((m.label.as_str(), given, m.value.hint.as_str()))
+        })
+        .collect();
     let parts = reference
         .parts
         .iter()
@@ -158,10 +179,31 @@ fn judge_here(reference: &Reference, handed: &HandedIn) -> Judgement {
                     ),
                 },
             };
+            let for_part = mistakes
+                .iter()
+                .filter(|(label, _, _)| *label == part.label)
+                .map(|(_, given, hint)| (given, *hint));
+            let verdict = with_hint(
+                verdict,
+                &exercise,
+                &vars,
+                || theirs.and_then(as_given),
+                for_part,
+            );
             (part.label.clone(), verdict)
         })
         .collect();
     Judgement { parts }
+}
+
+/// An answer file's part as the grader's Z3 builds it; `None` when its
+/// constraints cannot be read (the verdict then says why).
+fn as_given(handed: &Handed) -> Option<Given> {
+    Some(match handed {
+        Handed::Constraints { smtlib } => Given::Constraints(smtlib::read(smtlib).ok()?),
+        Handed::Number { value } => Given::Number(*value),
+        Handed::Set { elements } => Given::Set(elements.clone()),
+    })
 }
 
 /// The student's SMT-LIB text against the reference's rules.
@@ -208,7 +250,7 @@ mod tests {
 
     use super::*;
     use crate::grade::handed::Part;
-    use crate::grade::{rule, Answer, Exercise};
+    use crate::grade::{hand_in_number, rule, Answer, Exercise};
 
     /// The question-11 exercise of the unit tests in `grade`: a sheet of
     /// five answers, and "the number of B answers after this question is
@@ -267,6 +309,15 @@ mod tests {
     /// them: the reference written by a check, the answer by a hand-in,
     /// each read back by the grader.
     fn through_files(student: fn(&[Int]) -> Vec<Bool>) -> (Verdict, Judgement) {
+        through_files_with(student, &[])
+    }
+
+    /// Constraints a student, or a teacher's mistake, builds.
+    type Built = fn(&[Int]) -> Vec<Bool>;
+
+    /// [`through_files`], with typical mistakes written down before the
+    /// check.
+    fn through_files_with(student: Built, mistakes: &[(&str, Built)]) -> (Verdict, Judgement) {
         let dirs = tempfile::tempdir().unwrap();
         let (answers, references) = (dirs.path().join("a"), dirs.path().join("r"));
         std::fs::create_dir_all(&answers).unwrap();
@@ -275,6 +326,9 @@ mod tests {
         handed.constraints("", student);
         let mut in_process = Answer::writing_to(&exercise(), None, Some(references.clone()));
         in_process.constraints("", student);
+        for (hint, wrong) in mistakes {
+            in_process.mistake(*hint, wrong);
+        }
         let verdict = in_process.check(reference);
         let r: Reference = handed::read(&references, "01-1").unwrap().unwrap();
         (verdict, judge_folder(&r, &answers))
@@ -379,6 +433,7 @@ mod tests {
                     why: "Two sequences reach -120.".into(),
                 },
             }],
+            mistakes: Vec::new(),
         }
     }
 
@@ -496,9 +551,153 @@ mod tests {
                     }],
                 },
             }],
+            mistakes: Vec::new(),
         };
         let answer = constraints_answer("(declare-const Q1 Int)\n(assert (= Q1 1))");
         let j = judge(&unreadable_rule, Ok(Some(answer)));
         assert_eq!(j.points(2.0), None, "{}", j.feedback());
+    }
+
+    /// The mistake [`counts_itself`] makes, written otherwise: the count in
+    /// a helper variable, the options as implications both ways.
+    fn counts_itself_with_a_helper(qs: &[Int]) -> Vec<Bool> {
+        let all_b = Int::new_const("all_b");
+        let ones: Vec<Int> = qs
+            .iter()
+            .rev()
+            .map(|q| q.eq(2).ite(&Int::from_i64(1), &Int::from_i64(0)))
+            .collect();
+        let mut c = vec![all_b.eq(Int::add(&ones))];
+        c.extend(bounds(qs));
+        for n in 0..5i64 {
+            c.push(qs[0].eq(n + 1).implies(all_b.eq(n)));
+            c.push(all_b.eq(n).implies(qs[0].eq(n + 1)));
+        }
+        c
+    }
+
+    /// A wrong answer that is not the typical mistake: question 1 left free.
+    fn question_1_free(qs: &[Int]) -> Vec<Bool> {
+        bounds(qs)
+    }
+
+    const COUNTS_ITSELF: &str =
+        "The questions after question 1 are 2 to 5: question 1 is not one of them.";
+
+    #[test]
+    fn a_wrong_answer_that_means_a_typical_mistake_gets_its_hint_in_process_and_from_the_grader() {
+        let not_it: Built = question_1_free;
+        let mistakes = [
+            ("Another slip.", not_it),
+            (COUNTS_ITSELF, counts_itself as Built),
+        ];
+        let (in_process, judged) = through_files_with(counts_itself_with_a_helper, &mistakes);
+        let hint = format!("\nHint: {COUNTS_ITSELF}");
+        for said in [in_process.to_string(), judged.feedback()] {
+            assert!(said.ends_with(&hint), "{said}");
+            assert_eq!(said.matches("Hint:").count(), 1, "{said}");
+        }
+        assert_eq!(judged.points(2.0), Some(0.0));
+        let none = crate::grade::Partial::None;
+        assert_eq!(in_process.points(2.0, none), Some(0.0));
+        // The witnesses are those of the verdict without mistakes.
+        let (_, judged) = &judged.parts[0];
+        let unhinted = through_files(counts_itself_with_a_helper).0;
+        assert_eq!(breaks(judged.without_hint().0), breaks(&unhinted));
+        assert_eq!(breaks(in_process.without_hint().0), breaks(&unhinted));
+    }
+
+    #[test]
+    fn no_hint_for_a_right_answer_or_a_wrong_one_that_is_not_the_mistake() {
+        let mistakes = [(COUNTS_ITSELF, counts_itself as Built)];
+        for (student, right) in [(with_helper as Built, true), (question_1_free, false)] {
+            let (in_process, judged) = through_files_with(student, &mistakes);
+            assert_eq!(in_process.is_right(), right, "{in_process}");
+            assert!(in_process.without_hint().1.is_none(), "{in_process}");
+            assert!(
+                !judged.feedback().contains("Hint:"),
+                "{}",
+                judged.feedback()
+            );
+        }
+    }
+
+    #[test]
+    fn a_number_or_a_set_gets_its_mistake_s_hint_and_a_part_s_hint_is_said_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (answers, refs) = (dir.path().join("a"), dir.path().join("r"));
+        std::fs::create_dir_all(&answers).unwrap();
+        std::fs::create_dir_all(&refs).unwrap();
+        let e = Exercise::new("04-9", Vec::<String>::new());
+        let mut theirs = Answer::writing_to(&e, Some(answers.clone()), None);
+        theirs
+            .set("1 to 3", [vec![2, 1], vec![1, 2], vec![1, 2]])
+            .set("1 to 4", [vec![1, 3], vec![1, 2]]);
+        let ours = Answer::writing_to(&e, None, Some(refs.clone()));
+        let by_product = "You kept the pairs whose product is shared.";
+        for (label, right, mistaken) in [
+            ("1 to 3", vec![vec![1, 2]], vec![vec![1, 2], vec![2, 1]]),
+            ("1 to 4", vec![vec![1, 3]], vec![vec![1, 2], vec![1, 3]]),
+        ] {
+            ours.mistaken_set_in(label, mistaken, by_product);
+            ours.check_set_part(label, right);
+        }
+        let r: Reference = handed::read(&refs, "04-9").unwrap().unwrap();
+        let j = judge_folder(&r, &answers);
+        assert!(
+            j.parts
+                .iter()
+                .all(|(_, v)| v.without_hint().1 == Some(by_product)),
+            "{j:?}"
+        );
+        let feedback = j.feedback();
+        assert_eq!(feedback.matches("Hint:").count(), 1, "{feedback}");
+        assert!(
+            feedback.ends_with(&format!("\nHint: {by_product}")),
+            "{feedback}"
+        );
+        assert!(feedback.starts_with("1 to 3: Not yet:"), "{feedback}");
+
+        let n = hand_in_number("03-9", 120);
+        n.mistaken_number(24, "Not this one.")
+            .mistaken_number(120, "5! counts the 2s as if they differed.");
+        assert_eq!(
+            n.check_number(10, "Ten.").to_string(),
+            "Not yet: you predicted 120. Ten.\nHint: 5! counts the 2s as if they differed."
+        );
+        let right = hand_in_number("03-9", 10);
+        right.mistaken_number(10, "A mistake the reference makes too.");
+        assert_eq!(
+            right.check_number(10, "Ten.").to_string(),
+            "Right: 10. Ten."
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "write each mistake before its check")]
+    fn a_mistake_written_after_its_check_is_refused() {
+        let a = hand_in_number("03-9", 120);
+        a.check_number(10, "Ten.");
+        a.mistaken_number(120, "Too late.");
+    }
+
+    #[test]
+    fn a_mistake_the_grader_cannot_read_gives_no_hint_and_costs_nothing() {
+        let mut r = number_reference();
+        r.parts[0].value = Expected::Rules { rules: Vec::new() };
+        r.exercise = Interface::of(&exercise()).unwrap();
+        r.mistakes.push(Part {
+            label: String::new(),
+            value: crate::grade::handed::Mistake {
+                hint: "unreadable".into(),
+                answer: Handed::Constraints {
+                    smtlib: "(check-sat)".into(),
+                },
+            },
+        });
+        let answer = constraints_answer("(declare-const Q1 Int)\n(assert (= Q1 9))");
+        let j = judge(&r, Ok(Some(answer)));
+        assert_eq!(j.points(2.0), Some(0.0), "{}", j.feedback());
+        assert!(!j.feedback().contains("Hint"), "{}", j.feedback());
     }
 }

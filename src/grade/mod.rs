@@ -31,9 +31,11 @@
 
 pub mod hand_in;
 pub mod handed;
+mod hint;
 pub mod judge;
 
 pub use hand_in::{hand_in, hand_in_number, hand_in_set, Answer};
+pub use judge::Judgement;
 
 use std::collections::{BTreeSet, HashSet};
 use std::fmt;
@@ -227,6 +229,15 @@ pub enum Verdict {
         /// Why, for the student.
         why: String,
     },
+    /// A wrong answer that means what one of the teacher's typical mistakes
+    /// means ([`Answer::mistake`]), with that mistake's hint.
+    Hinted {
+        /// The verdict on the answer: [`Verdict::Differs`] or a wrong
+        /// [`Verdict::Predicted`].
+        verdict: Box<Verdict>,
+        /// The hint, as the teacher wrote it.
+        hint: String,
+    },
 }
 
 /// How many points a differing answer gets.
@@ -248,7 +259,16 @@ impl Verdict {
             Verdict::Predicted {
                 yours, expected, ..
             } => yours == expected,
+            Verdict::Hinted { verdict, .. } => verdict.is_right(),
             _ => false,
+        }
+    }
+
+    /// The verdict without its hint, and the hint, if it has one.
+    pub fn without_hint(&self) -> (&Verdict, Option<&str>) {
+        match self {
+            Verdict::Hinted { verdict, hint } => (verdict, Some(hint)),
+            other => (other, None),
         }
     }
 
@@ -259,6 +279,7 @@ impl Verdict {
             (Verdict::Predicted { .. }, _) => Some(if self.is_right() { max } else { 0.0 }),
             (Verdict::NoAnswer { .. }, _) => Some(0.0),
             (Verdict::NotGraded { .. }, _) => None,
+            (Verdict::Hinted { verdict, .. }, partial) => verdict.points(max, partial),
             (Verdict::Differs { .. }, Partial::None) => Some(0.0),
             (Verdict::Differs { allowed, ruled_out }, Partial::PerSide) => {
                 let sides = usize::from(allowed.is_none()) + usize::from(ruled_out.is_none());
@@ -322,6 +343,7 @@ impl fmt::Display for Verdict {
                 false => write!(f, "Not yet: you predicted {yours}. {why}"),
             },
             Verdict::NoAnswer { why } => write!(f, "Not answered: {why}."),
+            Verdict::Hinted { verdict, hint } => write!(f, "{verdict}\nHint: {hint}"),
         }
     }
 }
