@@ -15,7 +15,7 @@
 //!
 //! ```text
 //! let verdict = answer.check(|v| vec![grade::rule("…", …)]);
-//! assert!(verdict.is_right(), "exercise 02-1: {verdict}");
+//! assert!(verdict.is_right(), "{verdict}");
 //! ```
 //!
 //! The hidden part may also write down typical mistakes, each with a hint,

@@ -1,6 +1,6 @@
 //! `puzzlebook exercises release`: the student edition of notebooks with
-//! exercises (solutions replaced by stubs, hidden tests removed), and with
-//! `--pages` of the book.
+//! exercises (solutions replaced by stubs, hidden tests removed), with
+//! `--pages` of the book, and with `--kit` a folder a student uses alone.
 
 use std::path::PathBuf;
 
@@ -25,7 +25,8 @@ pub struct ReleaseArgs {
     /// Teacher notebooks to release (default: every notebooks/*.ipynb under --root).
     notebooks: Vec<PathBuf>,
     /// The folder the student notebooks go to, under the same file names; it
-    /// must not be the folder of a notebook it releases.
+    /// must not be the folder of a notebook it releases. With --kit, the
+    /// kit's folder, and the notebooks go to its notebooks/.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// The puzzlebook checkout (for the default notebooks).
@@ -35,6 +36,12 @@ pub struct ReleaseArgs {
     /// released notebook and an index, with no solution and no hidden test.
     #[arg(long)]
     pages: bool,
+    /// Write a student kit: the notebooks under notebooks/, and beside them
+    /// the crate they load (from --root) with a README, and nothing of the
+    /// teacher's; refused if any file of it holds a line of a solution or a
+    /// hidden test that the notebooks do not show.
+    #[arg(long)]
+    kit: bool,
 }
 
 /// Runs an exercises subcommand.
@@ -50,13 +57,17 @@ fn release(a: ReleaseArgs) -> anyhow::Result<Exit> {
     } else {
         a.notebooks
     };
-    ops::release::release(&notebooks, &a.out, a.pages, |w| match w.exercises {
+    let written = |w: &ops::release::Written| match w.exercises {
         Some(n) => outln!(
             "{}: {n} exercise cell{}",
             w.path.display(),
             if n == 1 { "" } else { "s" }
         ),
         None => outln!("{}", w.path.display()),
-    })?;
+    };
+    match a.kit {
+        true => ops::kit::kit(&a.root, &notebooks, &a.out, a.pages, written)?,
+        false => ops::release::release(&notebooks, &a.out, a.pages, written)?,
+    }
     Ok(Exit::Ok)
 }

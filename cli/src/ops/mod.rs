@@ -10,7 +10,8 @@
 //! [`grade`] (`grade`: submissions run past their failures, then scored),
 //! [`sandbox`] (a submission's sandbox) and [`sandboxed`] (runs in them),
 //! [`judging`] (each answer judged in a process of its own), with
-//! [`release`] (`exercises release`) and [`solve`] (`solve`'s answers).
+//! [`release`] (`exercises release`), [`kit`] (its `--kit`, a folder a
+//! student uses alone) and [`solve`] (`solve`'s answers).
 
 use std::path::PathBuf;
 
@@ -24,6 +25,7 @@ use crate::runner::execute::ExecError;
 mod grade;
 mod jobs;
 mod judging;
+pub mod kit;
 mod paths;
 mod progress;
 pub mod release;

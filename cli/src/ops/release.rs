@@ -65,6 +65,17 @@ pub struct Written {
     pub exercises: Option<usize>,
 }
 
+/// A release made but not written: each file, relative to the release
+/// folder, with its text.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// Each student notebook: its file name, itself, and its number of
+    /// exercise cells.
+    pub notebooks: Vec<(String, Notebook, usize)>,
+    /// The student edition's pages, when asked for.
+    pub pages: Vec<(String, String)>,
+}
+
 /// Releases `notebooks` into `out` under their own file names, and with
 /// `pages` the student edition of the book beside them; `written` hears of
 /// each file as it is written, so a failure leaves no doubt what was.
@@ -72,8 +83,15 @@ pub fn release(
     notebooks: &[PathBuf],
     out: &Path,
     pages: bool,
-    mut written: impl FnMut(&Written),
+    written: impl FnMut(&Written),
 ) -> Result<(), ReleaseError> {
+    let prepared = prepare(notebooks, out, pages)?;
+    write(&prepared, out, written)
+}
+
+/// The release of `notebooks` into `out`, checked and made, with nothing
+/// written: every reason [`release`] refuses is found here.
+pub fn prepare(notebooks: &[PathBuf], out: &Path, pages: bool) -> Result<Prepared, ReleaseError> {
     // A folder that does not exist yet is no notebook's folder.
     let out_dir = out.canonicalize().ok();
     let mut released = Vec::new();
@@ -88,7 +106,8 @@ pub fn release(
         let name = path
             .file_name()
             .ok_or_else(|| ReleaseError::NotAFile(path.clone()))?
-            .to_os_string();
+            .to_string_lossy()
+            .into_owned();
         if out_dir.as_deref().is_some_and(|d| same_dir(path, d)) {
             return Err(ReleaseError::TeachersFolder {
                 out: out.to_path_buf(),
@@ -106,36 +125,48 @@ pub fn release(
             index,
         });
     }
+    let pages = match pages {
+        true => {
+            let edition: Vec<(&Notebook, &str)> = released
+                .iter()
+                .map(|(name, student, _)| (student, name.as_str()))
+                .collect();
+            book::student_edition(&edition)
+        }
+        false => Vec::new(),
+    };
+    Ok(Prepared {
+        notebooks: released,
+        pages,
+    })
+}
+
+/// Writes a prepared release into `out`; `written` hears of each file as
+/// it is written.
+pub fn write(
+    prepared: &Prepared,
+    out: &Path,
+    mut written: impl FnMut(&Written),
+) -> Result<(), ReleaseError> {
     std::fs::create_dir_all(out).map_err(|source| ReleaseError::CreateDir {
         out: out.to_path_buf(),
         source,
     })?;
-    for (name, student, count) in &released {
-        // A file name, so the target lies in `out`.
-        let path = out.join(name);
+    for (name, student, count) in &prepared.notebooks {
+        let path = io::inside(out, name)?;
         io::write_atomic(&path, &student.to_json())?;
         written(&Written {
             path,
             exercises: Some(*count),
         });
     }
-    if pages {
-        let named: Vec<(&Notebook, String)> = released
-            .iter()
-            .map(|(name, student, _)| (student, name.to_string_lossy().into_owned()))
-            .collect();
-        let edition: Vec<(&Notebook, &str)> = named
-            .iter()
-            .map(|(nb, name)| (*nb, name.as_str()))
-            .collect();
-        for (rel, text) in book::student_edition(&edition) {
-            let path = io::inside(out, &rel)?;
-            io::write_atomic(&path, &text)?;
-            written(&Written {
-                path,
-                exercises: None,
-            });
-        }
+    for (rel, text) in &prepared.pages {
+        let path = io::inside(out, rel)?;
+        io::write_atomic(&path, text)?;
+        written(&Written {
+            path,
+            exercises: None,
+        });
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};
@@ -289,3 +290,29 @@ pub(crate) fn install_kernel(prefix: &Path) {
 
 /// Kernels from these tests share the kernel build folders; take turns.
 pub(crate) static KERNEL: Mutex<()> = Mutex::new(());
+
+/// Every file under `dir`, in its folders too, with its bytes.
+pub(crate) fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if let Ok(bytes) = std::fs::read(&p) {
+                out.insert(p.display().to_string(), bytes);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, &mut out);
+    out
+}
+
+/// HTML text with the escapes the pages use undone.
+pub(crate) fn unescaped(html: &str) -> String {
+    html.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}

@@ -357,3 +357,199 @@ fn nbgrader_writes_the_same_student_notebooks_as_release() {
         }
     }
 }
+
+/// The lines of `notebooks` inside a solution or hidden-test region, and
+/// those outside, which the chapters show; each trimmed.
+fn regions(
+    notebooks: &[std::path::PathBuf],
+) -> (
+    std::collections::BTreeSet<String>,
+    std::collections::BTreeSet<String>,
+) {
+    let mut secret = std::collections::BTreeSet::new();
+    let mut shown = std::collections::BTreeSet::new();
+    for nb in notebooks {
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(nb).unwrap()).unwrap();
+        for c in json["cells"].as_array().unwrap() {
+            let source: String = match &c["source"] {
+                serde_json::Value::Array(lines) => {
+                    lines.iter().map(|l| l.as_str().unwrap()).collect()
+                }
+                other => other.as_str().unwrap().to_string(),
+            };
+            let mut inside = false;
+            for line in source.lines().map(str::trim) {
+                if line.contains("BEGIN SOLUTION") || line.contains("BEGIN HIDDEN TESTS") {
+                    inside = true;
+                } else if line.contains("END SOLUTION") || line.contains("END HIDDEN TESTS") {
+                    inside = false;
+                } else if inside {
+                    secret.insert(line.to_string());
+                } else {
+                    shown.insert(line.to_string());
+                }
+            }
+        }
+    }
+    (secret, shown)
+}
+
+#[test]
+fn a_student_kit_holds_the_notebooks_and_the_crate_and_no_line_of_a_solution_or_hidden_test() {
+    let _g = lock();
+    let root = crate::common::root_dir();
+    // A fixed folder, so that evcxr's build of the kit's crate is the same
+    // package from one run to the next rather than a new one each time.
+    let kit = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("student-kit");
+    let _ = std::fs::remove_dir_all(&kit);
+    let o = run(
+        crate::common::puzzlebook(&["exercises", "release", "--kit", "--pages", "--root"])
+            .arg(&root)
+            .arg("--out")
+            .arg(&kit),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let prefix = format!("{}/", kit.display());
+    let files: Vec<(String, Vec<u8>)> = crate::common::files(&kit)
+        .into_iter()
+        .map(|(path, bytes)| (path.strip_prefix(&prefix).unwrap().to_string(), bytes))
+        .collect();
+    let names: Vec<String> = files.iter().map(|(name, _)| name.clone()).collect();
+    let teacher: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("notebooks"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    // The released notebooks, the student pages, and the crate.
+    for nb in &teacher {
+        let name = format!("notebooks/{}", nb.file_name().unwrap().to_str().unwrap());
+        assert!(names.contains(&name), "{name} in {names:#?}");
+    }
+    for f in [
+        "notebooks/index.html",
+        "README.md",
+        "Cargo.toml",
+        "Cargo.lock",
+        "src/lib.rs",
+        "z3-dylib/Cargo.toml",
+        "polars-dylib/src/lib.rs",
+    ] {
+        assert!(names.iter().any(|n| n == f), "{f} in {names:#?}");
+    }
+    // Nothing of the teacher's: no command, tests, fixtures, reports, docs.
+    for n in &names {
+        let top = n.split('/').next().unwrap();
+        assert!(
+            [
+                "notebooks",
+                "src",
+                "z3-dylib",
+                "polars-dylib",
+                "README.md",
+                "Cargo.toml",
+                "Cargo.lock",
+                "build.rs"
+            ]
+            .contains(&top),
+            "{n} is not the student's"
+        );
+    }
+    let manifest = std::fs::read_to_string(kit.join("Cargo.toml")).unwrap();
+    assert!(!manifest.contains("\"cli\""), "{manifest}");
+    // No line of a solution, a hidden test or a typical wrong answer that
+    // the chapters do not show anyway, at least 30 characters long (shorter
+    // ones, `}` or `let mut out = Vec::new();`, say nothing).
+    let (mut secret, shown) = regions(&teacher);
+    let fixtures = crate::common::cli_dir().join("tests/fixtures/exercises");
+    for e in std::fs::read_dir(&fixtures).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "rs") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            secret.extend(
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.starts_with("//"))
+                    .map(String::from),
+            );
+        }
+    }
+    secret.retain(|l| l.len() >= 30 && !shown.contains(l));
+    assert!(secret.len() > 50, "{} secret lines", secret.len());
+    for (name, bytes) in &files {
+        // A notebook's JSON escapes quotes, and a page's HTML more.
+        let text = crate::common::unescaped(&String::from_utf8_lossy(bytes).replace("\\\"", "\""));
+        for s in &secret {
+            assert!(!text.contains(s.as_str()), "{name} holds `{s}`");
+        }
+    }
+    // The kernel takes the kit as its crate, as the kit's README says.
+    let prefix = tempfile::tempdir().unwrap();
+    let o = run(
+        crate::common::puzzlebook(&["kernel", "install", "--no-build", "--root", "."])
+            .arg("--prefix")
+            .arg(prefix.path())
+            .current_dir(&kit),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let spec: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            prefix
+                .path()
+                .join("share/jupyter/kernels/puzzlebook/kernel.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        spec["metadata"]["puzzlebook"]["crate"],
+        kit.canonicalize().unwrap().to_str().unwrap()
+    );
+    // The runner works from the kit: the chapter's `:dep` names the kit's
+    // crate, and it runs up to the first exercise, which it names.
+    let nb = kit.join("notebooks/02-calculator-the-game.ipynb");
+    let o = run(crate::common::puzzlebook(&["run", "--root"])
+        .arg(&kit)
+        .arg(&nb)
+        .current_dir(&kit));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(err.contains("exercise 02-1 is not solved yet"), "{err}");
+}
+
+#[test]
+fn a_kit_whose_crate_quotes_a_solution_or_that_would_overwrite_a_project_is_refused_and_nothing_written(
+) {
+    let f = Fixture::new(&[NOTEBOOK]);
+    let lib = f.root().join("src/lib.rs");
+    let original = std::fs::read_to_string(&lib).unwrap();
+    // The fixture's solution line, quoted in a comment of the crate.
+    std::fs::write(
+        &lib,
+        format!("{original}// vec![v[0].ge(1), v[1].le(3), v[0].lt(&v[1])]\n"),
+    )
+    .unwrap();
+    let line = original.lines().count() + 1;
+    let o = run(f
+        .cmd(&["exercises", "release", "--kit", "--out", "kit"])
+        .arg("notebooks/exercise.ipynb")
+        .current_dir(f.root()));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "src/lib.rs, line {line}, is a line of the solution of exercise cell t-1"
+        )),
+        "{err}"
+    );
+    assert!(!f.root().join("kit").exists());
+    std::fs::write(&lib, original).unwrap();
+    // The checkout itself is a project, not a kit.
+    let o = run(f
+        .cmd(&["exercises", "release", "--kit", "--out", "."])
+        .arg("notebooks/exercise.ipynb")
+        .current_dir(f.root()));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("is not a student kit"), "{err}");
+    assert!(!f.root().join("README.md").exists());
+}

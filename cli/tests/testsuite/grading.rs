@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::common::{assert_nothing_running, root_dir, text};
+use crate::common::{assert_nothing_running, files, root_dir, text, unescaped};
 use crate::common::{lock, run, Fixture};
 use crate::exercises::{
     release_fixture, released_with_answer, right_answers, solution_of, wrong_answers, WrongAnswer,
@@ -124,37 +124,11 @@ fn class_fixture() -> (Fixture, String, std::path::PathBuf) {
     (f, released, class)
 }
 
-/// Every file under `dir`, in its folders too, with its bytes.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if let Ok(bytes) = std::fs::read(&p) {
-                out.insert(p.display().to_string(), bytes);
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, &mut out);
-    out
-}
-
 /// Whether a file named `name` is anywhere under `dir`.
 fn found(dir: &Path, name: &str) -> bool {
     files(dir)
         .keys()
         .any(|p| Path::new(p).file_name().is_some_and(|n| n == name))
-}
-
-/// HTML text with the escapes the pages use undone.
-fn unescaped(html: &str) -> String {
-    html.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
 }
 
 #[test]
