@@ -41,6 +41,14 @@ pub enum KitError {
         /// Why.
         source: std::io::Error,
     },
+    /// One of the crate's files cannot be read as text.
+    #[error("cannot read {path} for the kit: {source}; the kit copies every file under the crate's src/ folders as text, so move that file out of them")]
+    CrateFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The checkout's manifest is not what the kit can rewrite.
     #[error("{path}: {why}")]
     Manifest {
@@ -101,7 +109,13 @@ pub fn kit(
     let notebooks_dir = out.join("notebooks");
     let prepared = release::prepare(notebooks, &notebooks_dir, pages)?;
     let files = crate_files(root)?;
-    let secrets = secret_lines(notebooks)?;
+    // Every chapter's secrets, not only the released ones': the crate
+    // serves them all.
+    let mut teacher = notebooks.to_vec();
+    if let Ok(all) = io::notebooks_in(&root.join("notebooks")) {
+        teacher.extend(all);
+    }
+    let secrets = secret_lines(&teacher)?;
     check(&prepared, &files, &secrets)?;
     for (rel, text) in &files {
         let path = io::inside(out, rel)?;
@@ -125,7 +139,10 @@ fn crate_files(root: &Path) -> Result<Vec<(String, String)>, KitError> {
     };
     let mut out = Vec::new();
     for rel in library_files(root).map_err(crate_err)? {
-        let text = std::fs::read_to_string(root.join(&rel)).map_err(crate_err)?;
+        let text = std::fs::read_to_string(root.join(&rel)).map_err(|e| KitError::CrateFile {
+            path: root.join(&rel),
+            source: e,
+        })?;
         let name = rel.to_string_lossy().into_owned();
         let text = match name.as_str() {
             "Cargo.toml" => narrowed(&text).map_err(|why| KitError::Manifest {
@@ -195,7 +212,7 @@ This folder is what you need to do the exercises:
 - `notebooks/`, the notebooks, each with its exercises left for you;
 - the puzzlebook crate they load (`Cargo.toml`, `src/`, `z3-dylib/`, `polars-dylib/`).
 
-It holds no solution and no hidden test.
+It holds none of your teacher's notebooks: no line of a solution or of a hidden test.
 
 ## Open the notebooks in Jupyter
 
