@@ -171,6 +171,17 @@ impl Answer {
     /// Writes down a typical wrong number for the one part, with its hint,
     /// before [`Answer::check_number`].
     pub fn mistaken_number(&self, value: impl TryInto<i64>, hint: impl Into<String>) -> &Self {
+        self.mistaken_number_in("", value, hint)
+    }
+
+    /// Writes down a typical wrong number for the part `label`, with its
+    /// hint, before [`Answer::check_number_part`].
+    pub fn mistaken_number_in(
+        &self,
+        label: &str,
+        value: impl TryInto<i64>,
+        hint: impl Into<String>,
+    ) -> &Self {
         let Ok(value) = value.try_into() else {
             panic!(
                 "exercise {}: the mistaken number is too large",
@@ -178,7 +189,7 @@ impl Answer {
             );
         };
         self.write_down(
-            "",
+            label,
             hint.into(),
             Given::Number(value),
             Handed::Number { value },
@@ -325,6 +336,16 @@ impl Answer {
     /// The one part's number against `expected`; `why` says, as a sentence,
     /// why it is the number.
     pub fn check_number(&self, expected: impl TryInto<i64>, why: impl Into<String>) -> Verdict {
+        self.check_number_part("", expected, why)
+    }
+
+    /// The part `label`'s number against `expected`, with `why`.
+    pub fn check_number_part(
+        &self,
+        label: &str,
+        expected: impl TryInto<i64>,
+        why: impl Into<String>,
+    ) -> Verdict {
         let Ok(expected) = expected.try_into() else {
             panic!(
                 "exercise {}: the expected number is too large",
@@ -332,19 +353,19 @@ impl Answer {
             );
         };
         let why = why.into();
-        self.record("", || Expected::Number {
+        self.record(label, || Expected::Number {
             value: expected,
             why: why.clone(),
         });
-        let verdict = match self.given("") {
+        let verdict = match self.given(label) {
             Some(Given::Number(yours)) => Verdict::Predicted {
                 yours: *yours,
                 expected,
                 why,
             },
-            other => not_given("", other, "a number"),
+            other => not_given(label, other, "a number"),
         };
-        self.hinted("", verdict, &[])
+        self.hinted(label, verdict, &[])
     }
 
     /// The one part's set against the reference's.

@@ -6,7 +6,12 @@ use std::collections::BTreeSet;
 
 use z3::ast::{Bool, Int};
 
-use super::{compare_built, rule, Exercise, Verdict};
+use super::{compare_by_queries, Exercise, Verdict};
+
+/// The most each Z3 query of a comparison with a mistake may take, in
+/// milliseconds: a hint is worth little time, and the judgement of the
+/// answer itself has already had its own.
+pub(crate) const HINT_QUERY_MS: u32 = 2_000;
 
 /// An answer to one part as built in this process: by the student's
 /// functions, from a handed-in file, or by the teacher for a mistake.
@@ -35,8 +40,10 @@ impl Given {
 /// Only a wrong answer gets a hint: a right one, one Z3 could not decide, or
 /// none at all is left as it is, and so is a comparison with a mistake that
 /// Z3 cannot decide (no hint rather than a wrong one). Constraints are
-/// compared as [`super::compare`] compares them, over the interface
-/// variables `vars`, so a student's helper variables do not hide a mistake.
+/// compared by the two queries of [`super::compare`], over the interface
+/// variables `vars`, so a student's helper variables do not hide a mistake;
+/// each query has at most [`HINT_QUERY_MS`], and no witness is described,
+/// so a mistake costs the grader at most two short queries.
 pub(crate) fn with_hint<'a>(
     verdict: Verdict,
     exercise: &Exercise,
@@ -74,10 +81,13 @@ pub(crate) fn with_hint<'a>(
 fn means_the_same(exercise: &Exercise, vars: &[Int], theirs: &Given, mistake: &Given) -> bool {
     match (theirs, mistake) {
         (Given::Constraints(theirs), Given::Constraints(mistake)) => {
-            let mistake = [rule("the mistake", Bool::and(mistake))];
+            let quick = Exercise {
+                timeout_ms: exercise.timeout_ms.min(HINT_QUERY_MS),
+                ..exercise.clone()
+            };
             matches!(
-                compare_built(exercise, vars, theirs, &mistake),
-                Verdict::Same { .. }
+                compare_by_queries(&quick, vars, theirs, &[Bool::and(mistake)]),
+                Ok(Verdict::Same { .. })
             )
         }
         (Given::Number(theirs), Given::Number(mistake)) => theirs == mistake,

@@ -32,9 +32,11 @@
 pub mod hand_in;
 pub mod handed;
 mod hint;
+pub mod inputs;
 pub mod judge;
 
 pub use hand_in::{hand_in, hand_in_number, hand_in_set, Answer};
+pub use inputs::{inputs, Draw};
 pub use judge::Judgement;
 
 use std::collections::{BTreeSet, HashSet};

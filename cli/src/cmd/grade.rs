@@ -28,6 +28,12 @@ pub struct GradeArgs {
     /// notebook's hidden tests and with every other student's grade.
     #[arg(long)]
     no_sandbox: bool,
+    /// The seed from which exercises draw the inputs a submission's
+    /// functions are graded on (default: one made from the source notebook
+    /// and the submissions, printed after grading, so that the same class
+    /// graded again draws the same inputs).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
     #[command(flatten)]
     jobs: JobsArgs,
     #[command(flatten)]
@@ -44,6 +50,7 @@ pub fn execute(a: GradeArgs) -> anyhow::Result<Exit> {
         submissions: a.submissions,
         out: a.out,
         sandbox: !a.no_sandbox,
+        seed: a.seed,
     };
     if a.no_sandbox {
         eprintln!(
@@ -53,6 +60,12 @@ pub fn execute(a: GradeArgs) -> anyhow::Result<Exit> {
     let outcome = ops::grade(&project, &grading)
         .with_context(|| format!("grading against {}", grading.source.display()))?;
     puzzlebook_cli::out!("{}", outcome.summary);
+    if grading.seed.is_none() {
+        eprintln!(
+            "exercises that draw their inputs drew them with seed {0}; `--seed {0}` draws the same again",
+            outcome.seed
+        );
+    }
     eprintln!(
         "wrote {} and {} feedback page{} in {}",
         grading.out.join("grades.csv").display(),

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use puzzlebook::grade::handed::{self, Reference, HAND_IN_VAR, REFERENCE_VAR};
+use puzzlebook::grade::inputs;
 use puzzlebook::grade::judge::Judgement;
 
 use super::jobs::{self, Job};
@@ -39,6 +40,34 @@ pub struct Grading {
     /// Whether each submission runs in a sandbox of its own
     /// ([`super::sandbox`]); without, every submission is trusted.
     pub sandbox: bool,
+    /// The seed exercises draw their inputs from
+    /// ([`puzzlebook::grade::inputs`]); `None` for one made from the
+    /// teacher's notebook and the submissions ([`default_seed`]).
+    pub seed: Option<u64>,
+}
+
+/// The seed made from the teacher's notebook and the submissions' files:
+/// the first eight bytes of the SHA-1 of them all. Students never see the
+/// teacher's notebook, so they cannot know the inputs before they are
+/// graded; the same class graded again draws the same inputs, and another
+/// set of submissions (late work, another group) draws others, so inputs
+/// seen on one feedback page are no use in a later grading.
+pub fn default_seed(source: &Notebook, submissions: &[PathBuf]) -> u64 {
+    use sha1::{Digest, Sha1};
+    let mut h = Sha1::new();
+    h.update(source.to_json().as_bytes());
+    let mut files: Vec<&PathBuf> = submissions.iter().collect();
+    files.sort();
+    for f in files {
+        // One that cannot be read is reported for its student later.
+        let bytes = std::fs::read(f).unwrap_or_default();
+        h.update(format!("\n{} {}\n", f.display(), bytes.len()).as_bytes());
+        h.update(&bytes);
+    }
+    let digest = h.finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    u64::from_be_bytes(first)
 }
 
 /// What grading did.
@@ -50,6 +79,8 @@ pub struct Outcome {
     pub not_graded: usize,
     /// The files written.
     pub wrote: Vec<PathBuf>,
+    /// The seed the exercises' inputs were drawn from.
+    pub seed: u64,
 }
 
 /// A submission ready to run.
@@ -67,6 +98,9 @@ struct Ready {
 /// a submission or the source.
 pub fn grade(project: &Project, g: &Grading) -> Result<Outcome, RunnerError> {
     let source_nb = io::load_notebook(&g.source)?;
+    let seed = g
+        .seed
+        .unwrap_or_else(|| default_seed(&source_nb, &g.submissions));
     let title = Chapter::of(&source_nb, &project.label(&g.source)).title;
     let source = Source::new(source_nb).map_err(|e| RunnerError::Exercises {
         path: g.source.clone(),
@@ -129,7 +163,7 @@ pub fn grade(project: &Project, g: &Grading) -> Result<Outcome, RunnerError> {
     } else {
         How::Trusted
     };
-    class.extend(run_and_score(project, &source, &warm, &ready, &how)?);
+    class.extend(run_and_score(project, &source, &warm, &ready, &how, seed)?);
     if engine::interrupted() {
         return Err(RunnerError::Interrupted);
     }
@@ -165,6 +199,7 @@ pub fn grade(project: &Project, g: &Grading) -> Result<Outcome, RunnerError> {
             })
             .count(),
         wrote,
+        seed,
     })
 }
 
@@ -292,6 +327,7 @@ fn run_and_score(
     reference_nb: &Notebook,
     ready: &[Ready],
     how: &How,
+    seed: u64,
 ) -> Result<Vec<Graded>, RunnerError> {
     if ready.is_empty() {
         return Ok(Vec::new());
@@ -306,7 +342,15 @@ fn run_and_score(
         })?;
     let ids: Vec<String> = source.exercises.iter().map(|e| e.id.clone()).collect();
     let (references, mut ran) = match how {
-        How::Trusted => run_trusted(project, &held, folder.path(), reference_nb, ready, &ids)?,
+        How::Trusted => run_trusted(
+            project,
+            &held,
+            folder.path(),
+            reference_nb,
+            ready,
+            &ids,
+            seed,
+        )?,
         How::Sandboxed { warm_up, seen } => run_sandboxed(
             project,
             &held,
@@ -316,6 +360,7 @@ fn run_and_score(
             warm_up.as_ref(),
             seen,
             &ids,
+            seed,
         )?,
     };
     let mut class = Vec::new();
@@ -432,13 +477,16 @@ fn run_trusted(
     reference_nb: &Notebook,
     ready: &[Ready],
     ids: &[String],
+    seed: u64,
 ) -> Result<Runs, RunnerError> {
     let hand_over = |name: &str| -> Result<PathBuf, RunnerError> {
         let dir = folder.join(name);
-        std::fs::create_dir_all(&dir).map_err(|e| io::IoError::Write {
-            path: dir.clone(),
-            source: e,
-        })?;
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| inputs::write_seed(&dir, seed))
+            .map_err(|e| io::IoError::Write {
+                path: dir.clone(),
+                source: e,
+            })?;
         Ok(dir)
     };
     let mut one = project.clone();
@@ -510,6 +558,7 @@ fn run_sandboxed(
     warm_up: Option<&Notebook>,
     seen: &sandboxed::Seen,
     ids: &[String],
+    seed: u64,
 ) -> Result<Runs, RunnerError> {
     sandbox::check_available(&folder.join("trial"))?;
     let needs_crate =
@@ -575,6 +624,7 @@ fn run_sandboxed(
         nb: reference_nb,
         hand_over: REFERENCE_VAR,
         vital: true,
+        seed,
     };
     let submissions: Vec<sandboxed::Job<'_>> = ready
         .iter()
@@ -585,6 +635,7 @@ fn run_sandboxed(
             nb: &r.assembled.nb,
             hand_over: HAND_IN_VAR,
             vital: false,
+            seed,
         })
         .collect();
     let all: Vec<sandboxed::Job<'_>> = std::iter::once(reference_job.clone())

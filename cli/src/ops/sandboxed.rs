@@ -72,6 +72,8 @@ pub(super) struct Job<'a> {
     /// Whether the rest are worth running only if this one runs cleanly:
     /// when it fails, or one of its cells does, no job starts after it.
     pub vital: bool,
+    /// The grade's seed, written into its hand-over folder.
+    pub seed: u64,
 }
 
 /// What a run handed over, by exercise: the bytes of its file, none, or why
@@ -329,6 +331,7 @@ fn run_one(
         .prepare()
         .map_err(|e| cannot("make the folders", e))?;
     std::fs::create_dir_all(job_dir.join(HAND_OVER))
+        .and_then(|()| puzzlebook::grade::inputs::write_seed(&job_dir.join(HAND_OVER), job.seed))
         .map_err(|e| cannot("make the hand-over folder", e))?;
     let file = JobFile {
         label: job.label.to_string(),
@@ -664,6 +667,7 @@ mod tests {
             nb: &nb,
             hand_over: handed::HAND_IN_VAR,
             vital,
+            seed: 0,
         };
         let handed = |bytes: Option<&[u8]>| {
             BTreeMap::from([("t-1".to_string(), Ok(bytes.map(<[u8]>::to_vec)))])

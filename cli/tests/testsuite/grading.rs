@@ -368,11 +368,13 @@ fn every_chapter_grades_each_typical_wrong_answer_zero_with_its_witness_and_each
                     .to_string()
             })
             .collect();
-        // Scoring is per exercise and grade runs past a failing cell, so two
-        // submissions prove what one per wrong answer did: "odd" answers the
-        // 1st and 3rd exercises wrong, "even" the 2nd, and each the others
-        // with the teacher's solution. Every exercise is graded right once
-        // and wrong once, beside others graded the other way.
+        // Scoring is per exercise and grade runs past a failing cell, so a
+        // few submissions prove what one per wrong answer did: "odd" takes
+        // the first wrong answer of the 1st and 3rd exercises, "even" that
+        // of the 2nd, "more" the second wrong answer of an exercise that
+        // has two, and each answers the other exercises with the teacher's
+        // solution. Every exercise is graded right at least once and wrong
+        // once, beside others graded the other way.
         let chapter: Vec<_> = answers.iter().filter(|a| a.stem == stem).collect();
         let handed_in = |wrong: &[&WrongAnswer]| {
             solutions.iter().fold(released.clone(), |nb, id| {
@@ -384,14 +386,27 @@ fn every_chapter_grades_each_typical_wrong_answer_zero_with_its_witness_and_each
                 released_with_answer(&nb, id, &answer)
             })
         };
+        let mut exercises: Vec<&String> = chapter.iter().map(|a| &a.exercise).collect();
+        exercises.dedup();
         let mut students: Vec<(String, Vec<&WrongAnswer>)> = Vec::new();
-        for (name, parity) in [("odd", 0), ("even", 1)] {
-            let wrong: Vec<&WrongAnswer> = chapter
+        for name in ["odd", "even", "more"] {
+            let wrong: Vec<&WrongAnswer> = exercises
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| i % 2 == parity)
-                .map(|(_, a)| *a)
+                .filter_map(|(k, id)| {
+                    let mut theirs = chapter.iter().filter(|a| &a.exercise == *id);
+                    match name {
+                        "odd" if k % 2 == 0 => theirs.next(),
+                        "even" if k % 2 == 1 => theirs.next(),
+                        "more" => theirs.nth(1),
+                        _ => None,
+                    }
+                })
+                .copied()
                 .collect();
+            if wrong.is_empty() {
+                continue;
+            }
             std::fs::write(dir.path().join(format!("{name}.ipynb")), handed_in(&wrong)).unwrap();
             students.push((name.to_string(), wrong));
         }
@@ -399,7 +414,8 @@ fn every_chapter_grades_each_typical_wrong_answer_zero_with_its_witness_and_each
         c.arg(&file)
             .arg("--root")
             .arg(root_dir())
-            .args(["--out", "graded", "-j", "2", "odd.ipynb", "even.ipynb"])
+            .args(["--out", "graded", "-j", "2"])
+            .args(students.iter().map(|(name, _)| format!("{name}.ipynb")))
             .current_dir(dir.path());
         let o = run(&mut c);
         assert_eq!(o.status.code(), Some(0), "{stem}: {}", text(&o.stderr));
@@ -429,7 +445,7 @@ fn every_chapter_grades_each_typical_wrong_answer_zero_with_its_witness_and_each
         };
         assert_eq!(
             points.keys().collect::<Vec<_>>(),
-            chapter.iter().map(|a| &a.exercise).collect::<Vec<_>>(),
+            exercises,
             "{stem}: a typical wrong answer for each exercise"
         );
         for (student, wrong) in &students {
