@@ -46,23 +46,24 @@ pub struct Grading {
     pub seed: Option<u64>,
 }
 
-/// The seed made from the teacher's notebook and the submissions' files:
-/// the first eight bytes of the SHA-1 of them all. Students never see the
-/// teacher's notebook, so they cannot know the inputs before they are
-/// graded; the same class graded again draws the same inputs, and another
-/// set of submissions (late work, another group) draws others, so inputs
-/// seen on one feedback page are no use in a later grading.
+/// The seed made from the teacher's notebook and the submissions' contents
+/// (not their names or order): the first eight bytes of a SHA-1 over them.
+/// Students never see the teacher's notebook, so they cannot know the
+/// inputs before they are graded; the same submissions graded again draw
+/// the same inputs, and another set (late work, another group) draws
+/// others, so inputs seen on one feedback page are of little use later.
 pub fn default_seed(source: &Notebook, submissions: &[PathBuf]) -> u64 {
     use sha1::{Digest, Sha1};
+    // One that cannot be read is reported for its student later.
+    let mut each: Vec<[u8; 20]> = submissions
+        .iter()
+        .map(|f| Sha1::digest(std::fs::read(f).unwrap_or_default()).into())
+        .collect();
+    each.sort_unstable();
     let mut h = Sha1::new();
     h.update(source.to_json().as_bytes());
-    let mut files: Vec<&PathBuf> = submissions.iter().collect();
-    files.sort();
-    for f in files {
-        // One that cannot be read is reported for its student later.
-        let bytes = std::fs::read(f).unwrap_or_default();
-        h.update(format!("\n{} {}\n", f.display(), bytes.len()).as_bytes());
-        h.update(&bytes);
+    for digest in each {
+        h.update(digest);
     }
     let digest = h.finalize();
     let mut first = [0u8; 8];

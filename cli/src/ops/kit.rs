@@ -112,8 +112,9 @@ pub fn kit(
     // Every chapter's secrets, not only the released ones': the crate
     // serves them all.
     let mut teacher = notebooks.to_vec();
-    if let Ok(all) = io::notebooks_in(&root.join("notebooks")) {
-        teacher.extend(all);
+    let chapters = root.join("notebooks");
+    if chapters.is_dir() {
+        teacher.extend(io::notebooks_in(&chapters)?);
     }
     let secrets = secret_lines(&teacher)?;
     check(&prepared, &files, &secrets)?;
@@ -239,9 +240,12 @@ Hand in the notebook itself, as your teacher asks.
 }
 
 /// Every line of a solution or a hidden test of `notebooks`: the lines of
-/// each exercise cell that its release does not have.
+/// each exercise cell that its release does not have, but for those that
+/// one of their releases shows anyway (chapter 03 shows the line of its
+/// `permutation` that 03-1's solution repeats, and the crate has it too).
 fn secret_lines(notebooks: &[PathBuf]) -> Result<BTreeMap<String, Secret>, KitError> {
     let mut out = BTreeMap::new();
+    let mut shown = std::collections::BTreeSet::new();
     for path in notebooks {
         let teacher = io::load_notebook(path)?;
         let exercises = |source| ReleaseError::Exercises {
@@ -249,6 +253,12 @@ fn secret_lines(notebooks: &[PathBuf]) -> Result<BTreeMap<String, Secret>, KitEr
             source,
         };
         let student = release_notebook(&teacher).map_err(exercises)?;
+        shown.extend(
+            student
+                .cells
+                .iter()
+                .flat_map(|c| c.source.lines().map(|l| l.trim().to_string())),
+        );
         // Positions count from 1.
         for (position, meta) in nbgrader::exercise_cells(&teacher).map_err(exercises)? {
             let i = position - 1;
@@ -272,6 +282,7 @@ fn secret_lines(notebooks: &[PathBuf]) -> Result<BTreeMap<String, Secret>, KitEr
             }
         }
     }
+    out.retain(|line, _| !shown.contains(line));
     Ok(out)
 }
 

@@ -154,10 +154,15 @@ pub(crate) fn right_answers() -> Vec<WrongAnswer> {
 /// The answers in the folder `dir` of the command's package.
 fn answers_in(dir: &str) -> Vec<WrongAnswer> {
     let dir = crate::common::cli_dir().join(dir);
-    let mut out: Vec<WrongAnswer> = std::fs::read_dir(&dir)
+    // Sorted by file name, so that an exercise's answers keep one order.
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .collect();
+    paths.sort();
+    let mut out: Vec<WrongAnswer> = paths
+        .into_iter()
         .map(|p| {
             let name = p.file_name().unwrap().to_str().unwrap().to_string();
             let mut parts = name.split('.');
@@ -552,4 +557,29 @@ fn a_kit_whose_crate_quotes_a_solution_or_that_would_overwrite_a_project_is_refu
     let err = text(&o.stderr);
     assert!(err.contains("is not a student kit"), "{err}");
     assert!(!f.root().join("README.md").exists());
+}
+
+#[test]
+fn a_kit_of_any_one_chapter_is_written_with_the_crate_that_serves_them_all() {
+    let root = crate::common::root_dir();
+    let dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(root.join("notebooks")).unwrap() {
+        let nb = e.unwrap().path();
+        let stem = nb.file_stem().unwrap().to_str().unwrap().to_string();
+        let o = run(
+            crate::common::puzzlebook(&["exercises", "release", "--kit", "--root"])
+                .arg(&root)
+                .arg("--out")
+                .arg(dir.path().join(&stem))
+                .arg(&nb),
+        );
+        assert!(o.status.success(), "{stem}: {}", text(&o.stderr));
+        let kit = dir.path().join(&stem);
+        assert!(kit
+            .join("notebooks")
+            .join(nb.file_name().unwrap())
+            .is_file());
+        assert_eq!(std::fs::read_dir(kit.join("notebooks")).unwrap().count(), 1);
+        assert!(kit.join("src/lib.rs").is_file());
+    }
 }

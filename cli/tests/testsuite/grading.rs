@@ -389,6 +389,12 @@ fn every_chapter_grades_each_typical_wrong_answer_zero_with_its_witness_and_each
         let mut exercises: Vec<&String> = chapter.iter().map(|a| &a.exercise).collect();
         exercises.dedup();
         let mut students: Vec<(String, Vec<&WrongAnswer>)> = Vec::new();
+        assert!(
+            exercises
+                .iter()
+                .all(|id| chapter.iter().filter(|a| &a.exercise == *id).count() <= 2),
+            "{stem}: at most two wrong answers an exercise, for the three submissions below"
+        );
         for name in ["odd", "even", "more"] {
             let wrong: Vec<&WrongAnswer> = exercises
                 .iter()
