@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 
 use z3::ast::{Ast, Bool, Dynamic, Int};
 use z3::AstKind;
-use z3::{FuncDecl, Params, SatResult, Solver};
+use z3::{FuncDecl, Params, SatResult, Solver, Sort};
 
 use crate::z3util::{self, SolveError};
 
@@ -533,12 +533,19 @@ fn own_variables(constraints: &[Bool], vars: &[Int]) -> Vec<Dynamic> {
 }
 
 /// Whether a constant is a variable, not one of Z3's own (`true`, `pi`, a
-/// rounding mode): it is what declaring its name and sort afresh gives.
-/// Not by Z3's declaration kind, whose numbering z3-sys takes from Z3 5.3
-/// and up: on Z3 4.8.12 it reads as no kind at all.
+/// rounding mode): it is what declaring its name and sort afresh gives, or
+/// it is an integer or a Boolean other than `true` and `false`. A fresh
+/// constant (`Int::fresh_const`) has a declaration of its own, which no
+/// declaration by name equals; and Z3's own integer constants are numerals,
+/// which are not applications. Not by Z3's declaration kind, whose
+/// numbering z3-sys takes from Z3 5.3 and up: on Z3 4.8.12 it reads as no
+/// kind at all.
 fn is_uninterpreted(constant: &Dynamic) -> bool {
-    let declared = FuncDecl::new(constant.decl().name(), &[], &constant.get_sort());
+    let sort = constant.get_sort();
+    let declared = FuncDecl::new(constant.decl().name(), &[], &sort);
     declared.apply(&[]) == *constant
+        || sort == Sort::int()
+        || (sort == Sort::bool() && constant.as_bool().and_then(|b| b.as_bool()).is_none())
 }
 
 fn reason(e: &SolveError) -> String {
@@ -802,6 +809,25 @@ mod tests {
         );
         let w = allowed_only(&v);
         assert_eq!(w.values[0], w.values[1], "{w:?}");
+    }
+
+    #[test]
+    fn a_fresh_constant_of_the_student_s_is_projected_away_too() {
+        // `Int::fresh_const` declares a constant that no declaration by name
+        // equals: it was left free, and `reference ∧ ¬student` found (1, 3)
+        // "a solution ruled out", with z = 1 not tried.
+        let v = compare(
+            &exercise().listing_up_to(0),
+            |v| {
+                let z = Int::fresh_const("z");
+                vec![v[0].ge(1), v[1].le(3), z.gt(0), (&v[0] + &z).eq(&v[1])]
+            },
+            reference,
+        );
+        assert_eq!(v, Verdict::Same { solutions: None });
+        let (h, p) = (Int::fresh_const("h"), Bool::fresh_const("p"));
+        let found = own_variables(&[h.gt(0), p.clone(), Bool::from_bool(true)], &[]);
+        assert_eq!(found, [Dynamic::from_ast(&h), Dynamic::from_ast(&p)]);
     }
 
     /// Chapter 01's sheet helpers, as the notebook's `in_z3` writes them.
