@@ -33,15 +33,15 @@
 //! `puzzlebook grade` runs the teacher's notebook once with the second, and
 //! each student's released notebook (no hidden tests) with the first.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use z3::ast::{Bool, Int};
 
 use super::handed::{
-    self, Expected, Handed, HandedIn, Interface, Mistake, Part, Reference, RuleText, HAND_IN_VAR,
-    REFERENCE_VAR,
+    self, Expected, Handed, HandedIn, Interface, Mistake, Part, Reference, RuleText, Scoring,
+    HAND_IN_VAR, REFERENCE_VAR,
 };
 use super::hint::{with_hint, Given};
 use super::{compare_built, compare_sets, Exercise, Rule, Verdict};
@@ -59,6 +59,8 @@ pub struct Answer {
     mistakes: RefCell<Vec<(String, Given, Mistake)>>,
     /// The parts checked so far.
     checked: RefCell<BTreeSet<String>>,
+    /// How the grader shares the points among the parts.
+    scoring: Cell<Scoring>,
     /// Where answers are written ([`HAND_IN_VAR`]).
     hand_in_to: Option<PathBuf>,
     /// Where the reference is written ([`REFERENCE_VAR`]).
@@ -113,6 +115,7 @@ impl Answer {
             reference: RefCell::new(Vec::new()),
             mistakes: RefCell::new(Vec::new()),
             checked: RefCell::new(BTreeSet::new()),
+            scoring: Cell::new(Scoring::PerPart),
             hand_in_to,
             reference_to,
         }
@@ -215,6 +218,20 @@ impl Answer {
             Given::Set(elements.clone()),
             Handed::Set { elements },
         )
+    }
+
+    /// Grades the exercise all or nothing: its points only when every part
+    /// is right. By default each right part gets its share
+    /// ([`Scoring::PerPart`]); this is for parts that are samples of one
+    /// function with small answers, where a constant guess is right for some.
+    /// Called in the hidden part, before any check.
+    pub fn all_or_nothing(&self) -> &Self {
+        if !self.checked.borrow().is_empty() {
+            let id = &self.exercise.id;
+            panic!("exercise {id}: `all_or_nothing` is called after a part was checked; call it before the checks");
+        }
+        self.scoring.set(Scoring::AllOrNothing);
+        self
     }
 
     fn write_down(&self, label: &str, hint: String, given: Given, answer: Handed) -> &Self {
@@ -441,6 +458,7 @@ impl Answer {
                     value: m.clone(),
                 })
                 .collect(),
+            scoring: self.scoring.get(),
         };
         if let Err(e) = handed::write(dir, id, &file) {
             panic!("exercise {id}: the reference could not be written: {e}");
@@ -508,7 +526,7 @@ mod tests {
         assert!(n.check_number(3, "Three.").is_right());
         assert_eq!(
             n.check_number(4u8, "Four.").to_string(),
-            "Not yet: you predicted 3. Four."
+            "Not yet: your answer is 3. Four."
         );
         assert_eq!(
             n.check_set([vec![1]]).to_string(),

@@ -192,6 +192,29 @@ pub struct Reference {
     /// Its typical mistakes, each for a part, in the order written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mistakes: Vec<Part<Mistake>>,
+    /// How its points are shared among its parts.
+    #[serde(default, skip_serializing_if = "Scoring::is_per_part")]
+    pub scoring: Scoring,
+}
+
+/// How an exercise's points are shared among its parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scoring {
+    /// Each part right gets its share: an exercise of four parts, three of
+    /// them right, gets three quarters of its points.
+    #[default]
+    PerPart,
+    /// All the points when every part is right, else none: for parts that
+    /// are samples of one function, where a guess right on some would
+    /// otherwise earn points ([`super::Answer::all_or_nothing`]).
+    AllOrNothing,
+}
+
+impl Scoring {
+    fn is_per_part(&self) -> bool {
+        *self == Scoring::PerPart
+    }
 }
 
 /// Why a file was not written or not read.

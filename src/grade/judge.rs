@@ -9,7 +9,7 @@ use z3::ast::Bool;
 
 use super::hand_in::show_tuple;
 use super::handed::{
-    self, Expected, Handed, HandedError, HandedIn, Interface, Reference, RuleText,
+    self, Expected, Handed, HandedError, HandedIn, Interface, Reference, RuleText, Scoring,
 };
 use super::hint::{with_hint, Given};
 use super::{compare_built, compare_sets, Rule, Verdict};
@@ -22,25 +22,53 @@ use crate::smtlib::{self, SmtlibError};
 pub struct Judgement {
     /// The parts.
     pub parts: Vec<(String, Verdict)>,
+    /// How the points are shared among the parts: the reference's.
+    #[serde(default)]
+    pub scoring: Scoring,
 }
 
 impl Judgement {
+    /// The judgement made of `parts`, each worth its share of the points.
+    pub fn new(parts: Vec<(String, Verdict)>) -> Judgement {
+        Judgement {
+            parts,
+            scoring: Scoring::PerPart,
+        }
+    }
+
     /// Whether every part is right.
     pub fn is_right(&self) -> bool {
         self.parts.iter().all(|(_, v)| v.is_right())
     }
 
-    /// All or nothing: `max` when every part is right, 0 when one is not
-    /// right and could be judged, `None` (not graded) otherwise.
+    /// The points out of `max`, or `None` (not graded, a teacher looks)
+    /// when a part that decides them could not be judged.
+    ///
+    /// [`Scoring::PerPart`]: each right part gets `max` over the number of
+    /// parts, so a part not graded leaves the points undecided.
+    /// [`Scoring::AllOrNothing`]: `max` when every part is right, 0 when one
+    /// is judged wrong, whatever the others.
     pub fn points(&self, max: f64) -> Option<f64> {
         if self.is_right() {
             return Some(max);
         }
-        let judged_wrong = self
-            .parts
-            .iter()
-            .any(|(_, v)| !v.is_right() && !matches!(v, Verdict::NotGraded { .. }));
-        judged_wrong.then_some(0.0)
+        let not_graded = |v: &Verdict| matches!(v, Verdict::NotGraded { .. });
+        match self.scoring {
+            Scoring::PerPart => {
+                if self.parts.iter().any(|(_, v)| not_graded(v)) {
+                    return None;
+                }
+                let right = self.parts.iter().filter(|(_, v)| v.is_right()).count();
+                Some(max * right as f64 / self.parts.len() as f64)
+            }
+            Scoring::AllOrNothing => {
+                let judged_wrong = self
+                    .parts
+                    .iter()
+                    .any(|(_, v)| !v.is_right() && !not_graded(v));
+                judged_wrong.then_some(0.0)
+            }
+        }
     }
 
     /// What the student reads: the verdict, or one line per part, with
@@ -80,6 +108,7 @@ pub fn judge(reference: &Reference, handed: Result<Option<HandedIn>, HandedError
             .iter()
             .map(|p| (p.label.clone(), Verdict::NoAnswer { why: why.clone() }))
             .collect(),
+        scoring: reference.scoring,
     };
     let handed = match handed.and_then(|h| h.map(|h| h.checked(&reference.exercise.id)).transpose())
     {
@@ -105,23 +134,19 @@ pub fn judge(reference: &Reference, handed: Result<Option<HandedIn>, HandedError
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "it panicked".into());
-            Judgement {
-                parts: vec![(
-                    String::new(),
-                    Verdict::NotGraded {
-                        reason: format!("the grader's Z3 failed ({what})"),
-                    },
-                )],
-            }
-        }
-        Err(e) => Judgement {
-            parts: vec![(
+            Judgement::new(vec![(
                 String::new(),
                 Verdict::NotGraded {
-                    reason: format!("the grader could not start a thread ({e})"),
+                    reason: format!("the grader's Z3 failed ({what})"),
                 },
-            )],
-        },
+            )])
+        }
+        Err(e) => Judgement::new(vec![(
+            String::new(),
+            Verdict::NotGraded {
+                reason: format!("the grader could not start a thread ({e})"),
+            },
+        )]),
     }
 }
 
@@ -193,7 +218,10 @@ fn judge_here(reference: &Reference, handed: &HandedIn) -> Judgement {
             (part.label.clone(), verdict)
         })
         .collect();
-    Judgement { parts }
+    Judgement {
+        parts,
+        scoring: reference.scoring,
+    }
 }
 
 /// An answer file's part as the grader's Z3 builds it; `None` when its
@@ -434,6 +462,7 @@ mod tests {
                 },
             }],
             mistakes: Vec::new(),
+            scoring: Scoring::PerPart,
         }
     }
 
@@ -495,50 +524,108 @@ mod tests {
     }
 
     #[test]
-    fn parts_are_judged_each_and_graded_all_or_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let (answers, refs) = (dir.path().join("a"), dir.path().join("r"));
-        for d in [&answers, &refs] {
-            std::fs::create_dir_all(d).unwrap();
+    fn parts_are_judged_each_and_each_right_part_gets_its_share_unless_all_or_nothing() {
+        // Of three parts, the first is right, the second wrong, the third
+        // not handed in: a third of the points, or none when the reference
+        // asks for all or nothing.
+        for (all_or_nothing, points) in [(false, 1.0), (true, 0.0)] {
+            let dir = tempfile::tempdir().unwrap();
+            let (answers, refs) = (dir.path().join("a"), dir.path().join("r"));
+            for d in [&answers, &refs] {
+                std::fs::create_dir_all(d).unwrap();
+            }
+            let e = Exercise::new("03-9", Vec::<String>::new());
+            let mut theirs = Answer::writing_to(&e, Some(answers.clone()), None);
+            theirs
+                .set("1 to 3", [vec![1, 2]])
+                .set("1 to 4", [vec![1, 3]]);
+            let ours = Answer::writing_to(&e, None, Some(refs.clone()));
+            if all_or_nothing {
+                ours.all_or_nothing();
+            }
+            ours.check_set_part("1 to 3", [vec![1, 2]]);
+            ours.check_set_part("1 to 4", [vec![1, 2]]);
+            ours.check_set_part("1 to 5", [vec![1, 2]]);
+            let r: Reference = handed::read(&refs, "03-9").unwrap().unwrap();
+            let j = judge_folder(&r, &answers);
+            assert_eq!(j.parts.len(), 3);
+            assert!(j.parts[0].1.is_right());
+            assert_eq!(
+                j.points(3.0),
+                Some(points),
+                "all or nothing: {all_or_nothing}"
+            );
+            assert_eq!(
+                j.feedback().lines().last(),
+                Some("1 to 5: Not answered: nothing was handed in for 1 to 5.")
+            );
+            assert!(
+                j.feedback().starts_with("1 to 3: Right"),
+                "{}",
+                j.feedback()
+            );
         }
-        let e = Exercise::new("03-9", Vec::<String>::new());
-        let mut theirs = Answer::writing_to(&e, Some(answers.clone()), None);
-        theirs
-            .set("1 to 3", [vec![1, 2]])
-            .set("1 to 4", [vec![1, 3]]);
-        let ours = Answer::writing_to(&e, None, Some(refs.clone()));
-        ours.check_set_part("1 to 3", [vec![1, 2]]);
-        ours.check_set_part("1 to 4", [vec![1, 2]]);
-        ours.check_set_part("1 to 5", [vec![1, 2]]);
-        let r: Reference = handed::read(&refs, "03-9").unwrap().unwrap();
-        let j = judge_folder(&r, &answers);
-        assert_eq!(j.parts.len(), 3);
-        assert!(j.parts[0].1.is_right());
-        assert_eq!(j.points(1.0), Some(0.0));
-        assert_eq!(
-            j.feedback().lines().last(),
-            Some("1 to 5: Not answered: nothing was handed in for 1 to 5.")
-        );
-        assert!(
-            j.feedback().starts_with("1 to 3: Right"),
-            "{}",
-            j.feedback()
-        );
+    }
+
+    #[test]
+    fn per_part_points_wait_for_every_part_and_all_or_nothing_only_for_a_wrong_one() {
+        let wrong = || Verdict::Predicted {
+            yours: 3,
+            expected: 4,
+            why: "Four.".into(),
+        };
+        let not_graded = || Verdict::NotGraded {
+            reason: "unknown".into(),
+        };
+        let right = || Verdict::Same { solutions: None };
+        let mut j = Judgement::new(vec![
+            ("a".into(), right()),
+            ("b".into(), right()),
+            ("c".into(), wrong()),
+            ("d".into(), right()),
+        ]);
+        assert_eq!(j.points(2.0), Some(1.5));
+        j.scoring = Scoring::AllOrNothing;
+        assert_eq!(j.points(2.0), Some(0.0));
+        // A part not graded could be worth its share: no points are given
+        // per part, but one judged wrong decides all or nothing.
+        j.parts[0].1 = not_graded();
+        assert_eq!(j.points(2.0), Some(0.0));
+        j.scoring = Scoring::PerPart;
+        assert_eq!(j.points(2.0), None);
+    }
+
+    #[test]
+    fn a_judgement_keeps_its_scoring_through_json_and_an_older_one_is_per_part() {
+        let mut j = Judgement::new(vec![("a".into(), Verdict::Same { solutions: None })]);
+        j.scoring = Scoring::AllOrNothing;
+        let text = serde_json::to_string(&j).unwrap();
+        assert!(text.contains("\"all_or_nothing\""), "{text}");
+        assert_eq!(serde_json::from_str::<Judgement>(&text).unwrap(), j);
+        // Written before parts had a share: each part gets one.
+        let older: Judgement = serde_json::from_str(r#"{"parts":[]}"#).unwrap();
+        assert_eq!(older.scoring, Scoring::PerPart);
+    }
+
+    #[test]
+    #[should_panic(expected = "call it before the checks")]
+    fn all_or_nothing_after_a_check_is_refused() {
+        let a = hand_in_number("03-9", 120);
+        a.check_number(10, "Ten.");
+        a.all_or_nothing();
     }
 
     #[test]
     fn a_reference_z3_cannot_decide_is_not_graded_and_not_wrong() {
-        let not_graded = Judgement {
-            parts: vec![
-                ("a".into(), Verdict::Same { solutions: None }),
-                (
-                    "b".into(),
-                    Verdict::NotGraded {
-                        reason: "unknown".into(),
-                    },
-                ),
-            ],
-        };
+        let not_graded = Judgement::new(vec![
+            ("a".into(), Verdict::Same { solutions: None }),
+            (
+                "b".into(),
+                Verdict::NotGraded {
+                    reason: "unknown".into(),
+                },
+            ),
+        ]);
         assert_eq!(not_graded.points(2.0), None);
         let unreadable_rule = Reference {
             exercise: Interface::of(&exercise()).unwrap(),
@@ -552,6 +639,7 @@ mod tests {
                 },
             }],
             mistakes: Vec::new(),
+            scoring: Scoring::PerPart,
         };
         let answer = constraints_answer("(declare-const Q1 Int)\n(assert (= Q1 1))");
         let j = judge(&unreadable_rule, Ok(Some(answer)));
@@ -663,7 +751,7 @@ mod tests {
             .mistaken_number(120, "5! counts the 2s as if they differed.");
         assert_eq!(
             n.check_number(10, "Ten.").to_string(),
-            "Not yet: you predicted 120. Ten.\nHint: 5! counts the 2s as if they differed."
+            "Not yet: your answer is 120. Ten.\nHint: 5! counts the 2s as if they differed."
         );
         let right = hand_in_number("03-9", 10);
         right.mistaken_number(10, "A mistake the reference makes too.");

@@ -350,7 +350,7 @@ impl fmt::Display for Verdict {
                 why,
             } => match yours == expected {
                 true => write!(f, "Right: {expected}. {why}"),
-                false => write!(f, "Not yet: you predicted {yours}. {why}"),
+                false => write!(f, "Not yet: your answer is {yours}. {why}"),
             },
             Verdict::NoAnswer { why } => write!(f, "Not answered: {why}."),
             Verdict::Hinted { verdict, hint } => write!(f, "{verdict}\nHint: {hint}"),

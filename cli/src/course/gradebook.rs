@@ -53,8 +53,10 @@ pub fn csv(notebook: &str, exercises: &[(String, f64)], class: &[Graded]) -> Str
     out
 }
 
-/// A number as a gradebook reads it: `2`, `1.5`.
+/// A number as a gradebook reads it, to two decimals at most: `2`, `1.5`,
+/// `0.67` (a part of three of 2 points).
 pub fn number(x: f64) -> String {
+    let x = (x * 100.0).round() / 100.0;
     if x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{}", x as i64)
     } else {
@@ -211,6 +213,16 @@ mod tests {
              zoe,09-x,09-2,0.5,2,partial\n"
         );
         assert_eq!(field("a,\"b\""), "\"a,\"\"b\"\"\"");
+    }
+
+    #[test]
+    fn a_share_of_points_is_written_to_two_decimals() {
+        // One part of three right, in an exercise of 2 points; two of three.
+        assert_eq!(number(2.0 / 3.0), "0.67");
+        assert_eq!(number(2.0 * 2.0 / 3.0), "1.33");
+        assert_eq!(number(1.5), "1.5");
+        assert_eq!(number(2.0), "2");
+        assert_eq!(number(0.0), "0");
     }
 
     #[test]

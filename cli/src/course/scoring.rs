@@ -204,9 +204,7 @@ mod tests {
     fn judged(verdict: Verdict) -> BTreeMap<String, Judgement> {
         BTreeMap::from([(
             "09-1".to_string(),
-            Judgement {
-                parts: vec![(String::new(), verdict)],
-            },
+            Judgement::new(vec![(String::new(), verdict)]),
         )])
     }
 

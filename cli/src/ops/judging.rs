@@ -47,14 +47,12 @@ pub fn judge_apart(
     };
     match run(reference, bytes, scratch) {
         Ok(judgement) => judgement,
-        Err(why) => Judgement {
-            parts: vec![(
-                String::new(),
-                Verdict::NotGraded {
-                    reason: format!("the grader could not judge the answer ({why})"),
-                },
-            )],
-        },
+        Err(why) => Judgement::new(vec![(
+            String::new(),
+            Verdict::NotGraded {
+                reason: format!("the grader could not judge the answer ({why})"),
+            },
+        )]),
     }
 }
 
@@ -144,8 +142,10 @@ fn run(reference: &Reference, answer: &[u8], scratch: &Path) -> Result<Judgement
     if out.len() as u64 > OUTPUT_CAP {
         return Err("its judgement was too long".into());
     }
-    let judgement: Judgement =
+    let mut judgement: Judgement =
         serde_json::from_slice(&out).map_err(|e| format!("its judgement is unreadable: {e}"))?;
+    // How the points are shared is the reference's, not the process's to say.
+    judgement.scoring = reference.scoring;
     // One verdict for each part of the reference, in its order.
     let labels = judgement.parts.iter().map(|(l, _)| l);
     if !labels.eq(reference.parts.iter().map(|p| &p.label)) {

@@ -132,12 +132,16 @@ fn a_release_over_the_teacher_s_folder_or_of_a_broken_region_writes_nothing() {
 
 /// A typical wrong answer from `cli/tests/fixtures/exercises/`: its file is
 /// `<notebook stem>.<exercise>.<what>.rs`; `// expect: …` lines are what the
-/// feedback must say, and the rest replaces the exercise's solution region.
+/// feedback must say, a `// right parts: K of N` line says how many of the
+/// exercise's parts it gets right (none, when it has no such line), and the
+/// rest replaces the exercise's solution region.
 pub(crate) struct WrongAnswer {
     pub(crate) stem: String,
     pub(crate) exercise: String,
     pub(crate) body: String,
     pub(crate) expect: Vec<String>,
+    /// The parts it gets right, and how many the exercise has.
+    pub(crate) right_parts: Option<(u32, u32)>,
 }
 
 pub(crate) fn wrong_answers() -> Vec<WrongAnswer> {
@@ -170,6 +174,14 @@ fn answers_in(dir: &str) -> Vec<WrongAnswer> {
             let text = std::fs::read_to_string(&p).unwrap();
             let (expect, body): (Vec<&str>, Vec<&str>) =
                 text.lines().partition(|l| l.starts_with("// expect: "));
+            let right_parts = text
+                .lines()
+                .find_map(|l| l.strip_prefix("// right parts: "))
+                .map(|k_of_n| {
+                    let (k, n) = k_of_n.split_once(" of ").expect("K of N");
+                    let n = n.split_whitespace().next().expect("N");
+                    (k.parse().expect("K"), n.parse().expect("N"))
+                });
             WrongAnswer {
                 stem: stem.to_string(),
                 exercise: exercise.to_string(),
@@ -178,6 +190,7 @@ fn answers_in(dir: &str) -> Vec<WrongAnswer> {
                     .iter()
                     .map(|l| l["// expect: ".len()..].to_string())
                     .collect(),
+                right_parts,
             }
         })
         .collect();

@@ -327,7 +327,7 @@ fn submissions_that_loop_or_hog_memory_are_stopped_at_the_cell_limits_and_graded
 }
 
 #[test]
-fn every_chapter_grades_each_typical_wrong_answer_zero_with_its_witness_and_each_right_one_full() {
+fn every_chapter_grades_wrong_answers_by_their_right_parts_with_witnesses() {
     let _g = lock();
     let answers = wrong_answers();
     let notebooks = root_dir().join("notebooks");
@@ -472,8 +472,16 @@ fn every_chapter_grades_each_typical_wrong_answer_zero_with_its_witness_and_each
                 .unwrap(),
             );
             for (exercise, max) in &points {
-                let want = if wrong.iter().any(|a| &a.exercise == exercise) {
-                    format!("{student},{stem},{exercise},0,{max},wrong")
+                let want = if let Some(a) = wrong.iter().find(|a| &a.exercise == exercise) {
+                    // Each right part gets its share of the points.
+                    match a.right_parts {
+                        Some((k, n)) if k > 0 => {
+                            // Written to two decimals, as a gradebook is.
+                            let share = (max * f64::from(k) / f64::from(n) * 100.0).round() / 100.0;
+                            format!("{student},{stem},{exercise},{share},{max},partial")
+                        }
+                        _ => format!("{student},{stem},{exercise},0,{max},wrong"),
+                    }
                 } else {
                     format!("{student},{stem},{exercise},{max},{max},right")
                 };
