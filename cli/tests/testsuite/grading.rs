@@ -340,12 +340,16 @@ fn every_chapter_grades_wrong_answers_by_their_right_parts_with_witnesses() {
     );
     // A seed that draws 04-4's two hardest values of `max` (10 to 16), 15
     // and 16: the more pairs, the harder Z3 finds products of unknowns, and
-    // 04-4's right answer by divisibility was "not graded" at both.
+    // 04-4's right answer by divisibility was "not graded" at both. And 24
+    // among 03-3's three targets, where its typical mistake (the count for
+    // 24, whatever the target) is right for one part: all or nothing, it
+    // still gets 0.
+    use puzzlebook::grade::inputs::drawn;
     let seed = (0u64..)
         .find(|&s| {
-            let mut drawn = puzzlebook::grade::inputs::drawn(s, "04-4", 2, |d| d.between(10, 16));
-            drawn.sort_unstable();
-            drawn == [15, 16]
+            let mut max = drawn(s, "04-4", 2, |d| d.between(10, 16));
+            max.sort_unstable();
+            max == [15, 16] && drawn(s, "03-3", 3, |d| d.between(1, 60)).contains(&24)
         })
         .unwrap();
     for stem in stems {
