@@ -34,7 +34,7 @@
 //! each student's released notebook (no hidden tests) with the first.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use z3::ast::{Bool, Int};
@@ -396,6 +396,37 @@ impl Answer {
         label: &str,
         reference: impl IntoIterator<Item = Vec<i64>>,
     ) -> Verdict {
+        self.check_elements(label, reference.into_iter().collect(), Vec::new())
+    }
+
+    /// The part `label`'s set against the reference's, when the reference
+    /// is a choice among `candidates`: each candidate, whether the reference
+    /// keeps it, and why, in the puzzle's words ("(1, 4) also sums to 5").
+    /// On a wrong answer, the feedback gives the reason of each witness:
+    /// "you keep (3, 3), which the reference removes: no other pair sums to
+    /// 6".
+    pub fn check_kept_part(
+        &self,
+        label: &str,
+        candidates: impl IntoIterator<Item = (Vec<i64>, bool, String)>,
+    ) -> Verdict {
+        let mut kept = Vec::new();
+        let mut reasons = BTreeMap::new();
+        for (element, keeps, why) in candidates {
+            if keeps {
+                kept.push(element.clone());
+            }
+            reasons.insert(element, why);
+        }
+        self.check_elements(label, kept, reasons.into_iter().collect())
+    }
+
+    fn check_elements(
+        &self,
+        label: &str,
+        reference: Vec<Vec<i64>>,
+        reasons: Vec<(Vec<i64>, String)>,
+    ) -> Verdict {
         let ours: Vec<Vec<i64>> = reference
             .into_iter()
             .collect::<BTreeSet<_>>()
@@ -403,9 +434,10 @@ impl Answer {
             .collect();
         self.record(label, || Expected::Set {
             elements: ours.clone(),
+            reasons: reasons.clone(),
         });
         let verdict = match self.given(label) {
-            Some(Given::Set(theirs)) => compare_sets(theirs.clone(), ours, show_tuple),
+            Some(Given::Set(theirs)) => compare_sets(theirs.clone(), ours, show_tuple, &reasons),
             other => not_given(label, other, "a set"),
         };
         self.hinted(label, verdict, &[])

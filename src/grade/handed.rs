@@ -167,6 +167,10 @@ pub enum Expected {
     Set {
         /// Its elements.
         elements: Vec<Vec<i64>>,
+        /// When the set is a choice among candidates: each candidate, with
+        /// why the reference keeps or removes it, in the puzzle's words.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reasons: Vec<(Vec<i64>, String)>,
     },
 }
 

@@ -36,6 +36,12 @@ impl Judgement {
         }
     }
 
+    /// The judgement of an answer the grader could not judge at all, for
+    /// `reason`: one part, not graded, so a teacher looks.
+    pub fn not_graded(reason: String) -> Judgement {
+        Judgement::new(vec![(String::new(), Verdict::NotGraded { reason })])
+    }
+
     /// Whether every part is right.
     pub fn is_right(&self) -> bool {
         self.parts.iter().all(|(_, v)| v.is_right())
@@ -134,19 +140,9 @@ pub fn judge(reference: &Reference, handed: Result<Option<HandedIn>, HandedError
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "it panicked".into());
-            Judgement::new(vec![(
-                String::new(),
-                Verdict::NotGraded {
-                    reason: format!("the grader's Z3 failed ({what})"),
-                },
-            )])
+            Judgement::not_graded(format!("the grader's Z3 failed ({what})"))
         }
-        Err(e) => Judgement::new(vec![(
-            String::new(),
-            Verdict::NotGraded {
-                reason: format!("the grader could not start a thread ({e})"),
-            },
-        )]),
+        Err(e) => Judgement::not_graded(format!("the grader could not start a thread ({e})")),
     }
 }
 
@@ -189,8 +185,8 @@ fn judge_here(reference: &Reference, handed: &HandedIn) -> Judgement {
                         why: why.clone(),
                     }
                 }
-                (Expected::Set { elements }, Some(Handed::Set { elements: yours })) => {
-                    compare_sets(yours.clone(), elements.clone(), show_tuple)
+                (Expected::Set { elements, reasons }, Some(Handed::Set { elements: yours })) => {
+                    compare_sets(yours.clone(), elements.clone(), show_tuple, reasons)
                 }
                 (expected, Some(other)) => Verdict::NoAnswer {
                     why: format!(
@@ -758,6 +754,35 @@ mod tests {
         assert_eq!(
             right.check_number(10, "Ten.").to_string(),
             "Right: 10. Ten."
+        );
+    }
+
+    #[test]
+    fn a_choice_among_candidates_reaches_the_grader_with_its_reasons() {
+        let dir = tempfile::tempdir().unwrap();
+        let (answers, refs) = (dir.path().join("a"), dir.path().join("r"));
+        std::fs::create_dir_all(&answers).unwrap();
+        std::fs::create_dir_all(&refs).unwrap();
+        let e = Exercise::new("04-9", Vec::<String>::new());
+        // One process both hands in and checks, as nbgrader's does, and
+        // writes the reference as the teacher's run does.
+        let mut theirs = Answer::writing_to(&e, Some(answers.clone()), Some(refs.clone()));
+        theirs.set("", [vec![1, 4], vec![3, 3]]);
+        // Keep the pairs whose sum another pair shares.
+        let candidates = [
+            (vec![1, 4], true, "(2, 3) also sums to 5".to_string()),
+            (vec![2, 3], true, "(1, 4) also sums to 5".to_string()),
+            (vec![3, 3], false, "no other pair sums to 6".to_string()),
+        ];
+        let in_process = theirs.check_kept_part("", candidates);
+        let r: Reference = handed::read(&refs, "04-9").unwrap().unwrap();
+        let j = judge_folder(&r, &answers);
+        assert_eq!(j.parts[0].1, in_process);
+        assert_eq!(
+            j.feedback(),
+            "Not yet:\n\
+             - you keep (3, 3), which the reference removes: no other pair sums to 6;\n\
+             - you remove (2, 3), which the reference keeps: (1, 4) also sums to 5;"
         );
     }
 

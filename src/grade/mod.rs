@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 
 use z3::ast::{Ast, Bool, Dynamic, Int};
 use z3::AstKind;
-use z3::{FuncDecl, Params, SatResult, Solver, Sort};
+use z3::{FuncDecl, SatResult, Solver, Sort};
 
 use crate::z3util::{self, SolveError};
 
@@ -136,20 +136,10 @@ impl Exercise {
             .collect()
     }
 
-    /// A solver for one listing or query: the time limit, and Z3's legacy
-    /// arithmetic solver (`arith.solver = 2`), as the 24 game's solvers use.
-    /// Students write products and remainders of unknowns: 04-4's right
-    /// answer by divisibility (`(x·y) mod a = 0`) took 5.7 s to list for 1 to
-    /// 13 on Z3 4.8.12's default, and 30 s for 1 to 15, ending in
-    /// "incomplete (theory arithmetic)", so it was "not graded"; with this
-    /// setting 0.07 s each.
+    /// A solver for one listing or query, with the time limit:
+    /// [`z3util::grader_solver`].
     fn solver(&self) -> Solver {
-        let solver = Solver::new();
-        let mut params = Params::new();
-        params.set_u32("timeout", self.timeout_ms);
-        params.set_u32("arith.solver", 2);
-        solver.set_params(&params);
-        solver
+        z3util::grader_solver(self.timeout_ms)
     }
 
     fn shown(&self, values: &[i64]) -> String {
@@ -202,6 +192,11 @@ pub struct Witness {
     /// allows, or the student's constraints (`your constraint 3`, counted
     /// from 1) for a solution the student rules out.
     pub breaks: Vec<String>,
+    /// Why the reference keeps or removes this element, in the puzzle's
+    /// words: given for a set drawn from candidates
+    /// ([`Answer::check_kept_part`](hand_in::Answer::check_kept_part)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// How the student's constraints compare with the reference.
@@ -315,7 +310,17 @@ impl fmt::Display for Verdict {
             }
             Verdict::Differs { allowed, ruled_out } => {
                 f.write_str("Not yet:")?;
-                if let Some(w) = allowed {
+                if let Some(Witness {
+                    shown,
+                    why: Some(why),
+                    ..
+                }) = allowed
+                {
+                    write!(
+                        f,
+                        "\n- you keep {shown}, which the reference removes: {why};"
+                    )?;
+                } else if let Some(w) = allowed {
                     write!(
                         f,
                         "\n- your model allows {}, which the reference rules out",
@@ -326,7 +331,17 @@ impl fmt::Display for Verdict {
                     }
                     f.write_str(";")?;
                 }
-                if let Some(w) = ruled_out {
+                if let Some(Witness {
+                    shown,
+                    why: Some(why),
+                    ..
+                }) = ruled_out
+                {
+                    write!(
+                        f,
+                        "\n- you remove {shown}, which the reference keeps: {why};"
+                    )?;
+                } else if let Some(w) = ruled_out {
                     write!(
                         f,
                         "\n- your model rules out {}, which is a solution",
@@ -390,10 +405,16 @@ fn compare_built(exercise: &Exercise, vars: &[Int], theirs: &[Bool], ours: &[Rul
 /// prune keeps, the sequences a search finds), each element as its numbers;
 /// `show` writes an element for the feedback. The witnesses are the smallest
 /// element each side has and the other lacks.
+///
+/// When the reference is a choice among candidates, `reasons` says for each
+/// candidate why the reference keeps or removes it, and each witness carries
+/// its reason; an element that is no candidate gets one that says so. With
+/// no reasons, the witnesses carry none.
 pub fn compare_sets(
     student: impl IntoIterator<Item = Vec<i64>>,
     reference: impl IntoIterator<Item = Vec<i64>>,
     show: impl Fn(&[i64]) -> String,
+    reasons: &[(Vec<i64>, String)],
 ) -> Verdict {
     let theirs: BTreeSet<Vec<i64>> = student.into_iter().collect();
     let ours: BTreeSet<Vec<i64>> = reference.into_iter().collect();
@@ -402,11 +423,23 @@ pub fn compare_sets(
             solutions: Some(ours.len()),
         };
     }
+    let why = |v: &Vec<i64>| {
+        (!reasons.is_empty()).then(|| {
+            reasons
+                .iter()
+                .find(|(element, _)| element == v)
+                .map_or_else(
+                    || "it is not one of the candidates given".to_string(),
+                    |(_, why)| why.clone(),
+                )
+        })
+    };
     let witness = |v: Option<&Vec<i64>>| {
         v.map(|v| Witness {
             values: v.clone(),
             shown: show(v),
             breaks: Vec::new(),
+            why: why(v),
         })
     };
     Verdict::Differs {
@@ -448,6 +481,7 @@ fn compare_by_listing(
             values: v.clone(),
             shown: String::new(),
             breaks: Vec::new(),
+            why: None,
         })
     };
     Ok(Some(Verdict::Differs {
@@ -486,6 +520,7 @@ fn compare_by_queries(
                     values,
                     shown: String::new(),
                     breaks: Vec::new(),
+                    why: None,
                 }))
             }
         }
@@ -604,6 +639,7 @@ impl Verdict {
                     .collect(),
             ),
             values: w.values,
+            why: None,
         });
         let ruled_out = ruled_out.map(|w| Witness {
             shown: exercise.shown(&w.values),
@@ -616,6 +652,7 @@ impl Verdict {
                     .collect(),
             ),
             values: w.values,
+            why: None,
         });
         Verdict::Differs { allowed, ruled_out }
     }
@@ -658,12 +695,18 @@ mod tests {
     #[test]
     fn finite_sets_are_compared_with_the_smallest_witness_of_each_side() {
         let pair = |v: &[i64]| format!("({}, {})", v[0], v[1]);
-        let right = compare_sets([vec![2, 3], vec![1, 4]], [vec![1, 4], vec![2, 3]], pair);
+        let right = compare_sets(
+            [vec![2, 3], vec![1, 4]],
+            [vec![1, 4], vec![2, 3]],
+            pair,
+            &[],
+        );
         assert_eq!(right, Verdict::Same { solutions: Some(2) });
         let wrong = compare_sets(
             [vec![1, 4], vec![5, 5], vec![3, 3]],
             [vec![1, 4], vec![2, 3]],
             pair,
+            &[],
         );
         let text = wrong.to_string();
         assert!(
@@ -674,6 +717,38 @@ mod tests {
             text.contains("your model rules out (2, 3), which is a solution;"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_choice_among_candidates_gives_each_witness_its_reason() {
+        let pair = |v: &[i64]| format!("({}, {})", v[0], v[1]);
+        // Keep the pairs whose sum another pair shares: 5 twice, 6 once.
+        let reasons = [
+            (vec![1, 4], "(2, 3) also sums to 5".to_string()),
+            (vec![2, 3], "(1, 4) also sums to 5".to_string()),
+            (vec![3, 3], "no other pair sums to 6".to_string()),
+        ];
+        let keeps = || [vec![1, 4], vec![2, 3]];
+        let text = compare_sets([vec![1, 4], vec![3, 3]], keeps(), pair, &reasons).to_string();
+        assert_eq!(
+            text,
+            "Not yet:\n\
+             - you keep (3, 3), which the reference removes: no other pair sums to 6;\n\
+             - you remove (2, 3), which the reference keeps: (1, 4) also sums to 5;"
+        );
+        let stranger = compare_sets(
+            keeps().into_iter().chain([vec![0, 9]]),
+            keeps(),
+            pair,
+            &reasons,
+        );
+        assert!(
+            stranger
+                .to_string()
+                .contains("you keep (0, 9), which the reference removes: it is not one of the candidates given;"),
+            "{stranger}"
+        );
+        assert!(compare_sets(keeps(), keeps(), pair, &reasons).is_right());
     }
 
     #[test]

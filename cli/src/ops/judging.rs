@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 
 use puzzlebook::grade::handed::{self, HandedIn, Reference};
 use puzzlebook::grade::judge::{self, Judgement};
-use puzzlebook::grade::Verdict;
 
 use super::RunnerError;
 
@@ -47,12 +46,7 @@ pub fn judge_apart(
     };
     match run(reference, bytes, scratch) {
         Ok(judgement) => judgement,
-        Err(why) => Judgement::new(vec![(
-            String::new(),
-            Verdict::NotGraded {
-                reason: format!("the grader could not judge the answer ({why})"),
-            },
-        )]),
+        Err(why) => Judgement::not_graded(format!("the grader could not judge the answer ({why})")),
     }
 }
 
