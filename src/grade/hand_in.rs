@@ -410,15 +410,23 @@ impl Answer {
         label: &str,
         candidates: impl IntoIterator<Item = (Vec<i64>, bool, String)>,
     ) -> Verdict {
-        let mut kept = Vec::new();
-        let mut reasons = BTreeMap::new();
+        let mut all = BTreeMap::new();
         for (element, keeps, why) in candidates {
-            if keeps {
-                kept.push(element.clone());
+            if all.contains_key(&element) {
+                panic!(
+                    "exercise {}: the candidate {element:?} is listed twice; list each once, with whether it is kept",
+                    self.exercise.id
+                );
             }
-            reasons.insert(element, why);
+            all.insert(element, (keeps, why));
         }
-        self.check_elements(label, kept, reasons.into_iter().collect())
+        let kept = all
+            .iter()
+            .filter(|(_, (keeps, _))| *keeps)
+            .map(|(element, _)| element.clone())
+            .collect();
+        let reasons = all.into_iter().map(|(e, (_, why))| (e, why)).collect();
+        self.check_elements(label, kept, reasons)
     }
 
     fn check_elements(
@@ -576,6 +584,19 @@ mod tests {
         assert_eq!(
             parts.check_part("b", twice).to_string(),
             "Not answered: nothing was handed in for b."
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "the candidate [1, 2] is listed twice")]
+    fn a_candidate_listed_twice_is_refused() {
+        let s = hand_in_set("t-3", [vec![1, 2]]);
+        s.check_kept_part(
+            "",
+            [
+                (vec![1, 2], true, "kept".to_string()),
+                (vec![1, 2], false, "removed".to_string()),
+            ],
         );
     }
 

@@ -430,6 +430,34 @@ mod tests {
             from_bytes::<HandedIn>(kind),
             Err(HandedError::Format(_))
         ));
+        // A student hands in elements only: the reasons a feedback gives are
+        // the reference's.
+        let reasons = br#"{"exercise":"04-1","parts":[{"label":"","value":{"kind":"set","elements":[[2,2]],"reasons":[[[2,2],"kept"]]}}]}"#;
+        assert!(matches!(
+            from_bytes::<HandedIn>(reasons),
+            Err(HandedError::Format(_))
+        ));
+    }
+
+    #[test]
+    fn a_set_s_reasons_round_trip_and_an_older_set_has_none() {
+        let with = Expected::Set {
+            elements: vec![vec![1, 4]],
+            reasons: vec![
+                (vec![1, 4], "(2, 3) also sums to 5".into()),
+                (vec![3, 3], "no other pair sums to 6".into()),
+            ],
+        };
+        let text = serde_json::to_vec(&with).unwrap();
+        assert_eq!(from_bytes::<Expected>(&text).unwrap(), with);
+        let older = br#"{"kind":"set","elements":[[1,4]]}"#;
+        assert_eq!(
+            from_bytes::<Expected>(older).unwrap(),
+            Expected::Set {
+                elements: vec![vec![1, 4]],
+                reasons: Vec::new()
+            }
+        );
     }
 
     #[test]

@@ -423,28 +423,32 @@ pub fn compare_sets(
             solutions: Some(ours.len()),
         };
     }
-    let why = |v: &Vec<i64>| {
-        (!reasons.is_empty()).then(|| {
-            reasons
-                .iter()
-                .find(|(element, _)| element == v)
-                .map_or_else(
-                    || "it is not one of the candidates given".to_string(),
-                    |(_, why)| why.clone(),
-                )
-        })
+    // The reason of an element the student keeps: every candidate has one,
+    // and an element that is none is kept by no answer. An element the
+    // student removes is the reference's, so a candidate.
+    let why = |v: &Vec<i64>, kept_by_student: bool| {
+        if reasons.is_empty() {
+            return None;
+        }
+        match reasons.iter().find(|(element, _)| element == v) {
+            Some((_, why)) => Some(why.clone()),
+            None if kept_by_student => {
+                Some("it is not one of the candidates given, so no answer keeps it".to_string())
+            }
+            None => None,
+        }
     };
-    let witness = |v: Option<&Vec<i64>>| {
+    let witness = |v: Option<&Vec<i64>>, kept_by_student: bool| {
         v.map(|v| Witness {
             values: v.clone(),
             shown: show(v),
             breaks: Vec::new(),
-            why: why(v),
+            why: why(v, kept_by_student),
         })
     };
     Verdict::Differs {
-        allowed: witness(theirs.difference(&ours).next()),
-        ruled_out: witness(ours.difference(&theirs).next()),
+        allowed: witness(theirs.difference(&ours).next(), true),
+        ruled_out: witness(ours.difference(&theirs).next(), false),
     }
 }
 
@@ -745,7 +749,7 @@ mod tests {
         assert!(
             stranger
                 .to_string()
-                .contains("you keep (0, 9), which the reference removes: it is not one of the candidates given;"),
+                .contains("you keep (0, 9), which the reference removes: it is not one of the candidates given, so no answer keeps it;"),
             "{stranger}"
         );
         assert!(compare_sets(keeps(), keeps(), pair, &reasons).is_right());
