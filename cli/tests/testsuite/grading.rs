@@ -492,14 +492,27 @@ fn every_chapter_grades_wrong_answers_by_their_right_parts_with_witnesses() {
                 // The feedback page says why, when a row is not as wanted.
                 assert_eq!(row(student, exercise), want, "{html}");
             }
-            // Each witness is in its own exercise's section of the page.
-            for a in wrong {
-                let start = format!("<section class=\"cell\" id=\"{}\">", a.exercise);
-                let section = html
-                    .split_once(&start)
+            let section = |exercise: &str| {
+                let start = format!("<section class=\"cell\" id=\"{exercise}\">");
+                html.split_once(&start)
                     .and_then(|(_, rest)| rest.split_once("</section>"))
                     .map(|(section, _)| section)
-                    .unwrap_or_else(|| panic!("{stem} {}: no section in\n{html}", a.exercise));
+                    .unwrap_or_else(|| panic!("{stem} {exercise}: no section in\n{html}"))
+            };
+            // A right answer passes the checks before hand-in too, on the
+            // inputs drawn here: no "Not yet" in its section.
+            for exercise in points.keys() {
+                if !wrong.iter().any(|a| &a.exercise == exercise) {
+                    assert!(
+                        !section(exercise).contains("Not yet"),
+                        "{stem} {exercise}:\n{}",
+                        section(exercise)
+                    );
+                }
+            }
+            // Each witness is in its own exercise's section of the page.
+            for a in wrong {
+                let section = section(&a.exercise);
                 assert!(section.contains("Not yet:"), "{section}");
                 for e in &a.expect {
                     assert!(

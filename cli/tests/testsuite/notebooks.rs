@@ -50,6 +50,18 @@ fn the_committed_notebooks_and_reports_come_out_again_byte_for_byte() {
                 && lines[0].ends_with("s; outputs identical"),
             "{out}"
         );
+        // The teacher's solutions pass the checks a student runs before
+        // handing in: the book shows no "Not yet".
+        let committed =
+            std::fs::read_to_string(root_dir().join(format!("notebooks/{nb}.ipynb"))).unwrap();
+        let committed: serde_json::Value = serde_json::from_str(&committed).unwrap();
+        for cell in committed["cells"].as_array().unwrap() {
+            let outputs = cell["outputs"].to_string();
+            assert!(
+                !outputs.contains("Not yet"),
+                "{nb}: a solution fails its visible check: {outputs}"
+            );
+        }
     }
     // The runner builds cells at opt-level 0, as docs/first-run.md says (and as the
     // kernel's init.evcxr asks): evcxr wrote it into the build folder's manifest.
