@@ -587,13 +587,19 @@ fn own_variables(constraints: &[Bool], vars: &[Int]) -> Vec<Dynamic> {
 /// whose AST kind ([`AstKind::Numeral`]) is not the applications' that
 /// [`own_variables`] walks, so none reaches here. Not by Z3's declaration
 /// kind, whose numbering z3-sys takes from Z3 5.3 and up: on Z3 4.8.12 it
-/// reads as no kind at all.
+/// reads as no kind at all. Z3's `and` and `or` of no arguments
+/// (`Bool::and(&[])` and `Bool::or(&[])`, true and false) are Booleans of
+/// Z3's own too, and no variable: taken for one, it was quantified, which Z3
+/// refuses, and the comparison panicked.
 fn is_uninterpreted(constant: &Dynamic) -> bool {
     let sort = constant.get_sort();
-    let declared = FuncDecl::new(constant.decl().name(), &[], &sort);
+    let name = constant.decl().name();
+    let declared = FuncDecl::new(name.as_str(), &[], &sort);
     declared.apply(&[]) == *constant
         || sort == Sort::int()
-        || (sort == Sort::bool() && constant.as_bool().and_then(|b| b.as_bool()).is_none())
+        || (sort == Sort::bool()
+            && constant.as_bool().and_then(|b| b.as_bool()).is_none()
+            && !matches!(name.as_str(), "and" | "or"))
 }
 
 fn reason(e: &SolveError) -> String {
@@ -1063,5 +1069,23 @@ mod tests {
         assert!(reason.starts_with("Z3 could not decide"), "{reason}");
         assert_eq!(v.points(2.0, Partial::PerSide), None);
         assert!(v.to_string().contains("does not mean your answer is wrong"));
+    }
+
+    #[test]
+    fn a_side_with_an_empty_or_is_compared_and_not_a_panic() {
+        // `Bool::or` of no terms is Z3's `or` of no arguments, false. It was
+        // taken for a variable of the answer's own and quantified, which Z3
+        // refuses: the comparison panicked, and the answer was "not graded".
+        let exercise = Exercise::new("or-0", ["x"]).listing_up_to(0);
+        let nothing = |_: &[Int]| vec![Bool::or(&[] as &[Bool])];
+        let verdict = compare(&exercise, nothing, |v: &[Int]| {
+            vec![rule("x is 0 or more", v[0].ge(0))]
+        });
+        let text = verdict.to_string();
+        assert!(text.contains("your model rules out x="), "{text}");
+        let none = compare(&exercise, nothing, |_: &[Int]| {
+            vec![rule("no x", Bool::from_bool(false))]
+        });
+        assert!(none.is_right(), "{none}");
     }
 }
