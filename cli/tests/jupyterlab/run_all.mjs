@@ -102,6 +102,10 @@ async function runAll(page, name, problems) {
       count: c.model.executionCount,
       errors: c.model.outputs.toJSON().filter(o => o.output_type === 'error')
         .map(o => `${o.ename}: ${o.evalue}`.slice(0, 400)),
+      // The end of what the cell printed: for a cell that never finished,
+      // the kernel's loading notes say what it was waiting for.
+      printed: c.model.outputs.toJSON().filter(o => o.output_type === 'stream')
+        .map(o => Array.isArray(o.text) ? o.text.join('') : o.text).join('').slice(-600),
     }));
   });
   if (model === null) {
@@ -112,6 +116,7 @@ async function runAll(page, name, problems) {
     cells.forEach((c, i) => {
       c.errors.push(...model[i].errors);
       c.count = model[i].count;
+      c.printed = model[i].printed;
     });
   }
   const kernel = await kernelName();

@@ -47,6 +47,18 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// The last `n` lines of the file at `path`, or what kept it from being read.
+fn tail(path: &Path, n: usize) -> String {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            let lines: Vec<&str> = text.lines().collect();
+            lines[lines.len().saturating_sub(n)..].join("\n")
+        }
+        Err(e) => format!("({} could not be read: {e})", path.display()),
+    }
+}
+
 /// A JupyterLab server, stopped (and its kernels with it) when dropped.
 struct Lab {
     child: Child,
@@ -218,8 +230,8 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
             // Run All from a fresh kernel numbers the cells 1, 2, …
             if cell["prompt"] != format!("[{}]:", i + 1) || cell["count"] != i + 1 {
                 problems.push(format!(
-                    "{at}: prompt {}, execution count {}",
-                    cell["prompt"], cell["count"]
+                    "{at}: prompt {}, execution count {}, printed {}",
+                    cell["prompt"], cell["count"], cell["printed"]
                 ));
             }
             if cell["errors"].as_array().is_none_or(|e| !e.is_empty()) {
@@ -252,7 +264,13 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
             "Tab after `puzzlebook::tw`, then Enter, did not give `puzzlebook::twenty_four::`: {completion}"
         ));
     }
-    assert!(problems.is_empty(), "{problems:#?}");
+    // The server's log holds each kernel's standard error: what a kernel
+    // that never answered was doing is there, and nowhere else.
+    assert!(
+        problems.is_empty(),
+        "{problems:#?}\nthe end of JupyterLab's log:\n{}",
+        tail(&world.path().join("lab.err"), 80)
+    );
     assert!(
         files(&notebooks) == before,
         "JupyterLab wrote into the checkout's notebooks/"
