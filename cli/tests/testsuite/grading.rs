@@ -382,6 +382,17 @@ fn every_chapter_grades_wrong_answers_by_their_right_parts_with_witnesses() {
                     .to_string()
             })
             .collect();
+        // Every exercise has a right answer written otherwise, but 01-3,
+        // whose answer is one number: its function cannot reach the
+        // chapter's solver, a variable of the notebook's.
+        for id in solutions.iter().filter(|id| *id != "01-3") {
+            assert!(
+                rights
+                    .iter()
+                    .any(|a| a.stem == stem && &a.exercise == id),
+                "{stem}: exercise {id} has no right answer written otherwise in cli/tests/fixtures/exercises/right/"
+            );
+        }
         // Scoring is per exercise and grade runs past a failing cell, so a
         // few submissions prove what one per wrong answer did: "odd" takes
         // the first wrong answer of the 1st and 3rd exercises, "even" that
