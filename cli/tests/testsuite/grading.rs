@@ -397,9 +397,10 @@ fn every_chapter_grades_wrong_answers_by_their_right_parts_with_witnesses() {
         // few submissions prove what one per wrong answer did: "odd" takes
         // the first wrong answer of the 1st and 3rd exercises, "even" that
         // of the 2nd, "more" the second wrong answer of an exercise that
-        // has two, and each answers the other exercises with the teacher's
-        // solution. Every exercise is graded right at least once and wrong
-        // once, beside others graded the other way.
+        // has two, and each answers the other exercises with a right answer
+        // written otherwise (the teacher's solution where there is none).
+        // Every exercise is graded right at least once and wrong once,
+        // beside others graded the other way.
         let chapter: Vec<_> = answers.iter().filter(|a| a.stem == stem).collect();
         let handed_in = |wrong: &[&WrongAnswer]| {
             solutions.iter().fold(released.clone(), |nb, id| {

@@ -192,9 +192,12 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
         .output()
         .expect("node runs");
     drop(lab);
-    ok(
-        o,
-        "cli/tests/jupyterlab/run_all.mjs (playwright-core, Chromium)",
+    assert!(
+        o.status.success(),
+        "cli/tests/jupyterlab/run_all.mjs (playwright-core, Chromium) failed ({}):\n{}\nthe end of JupyterLab's log:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr),
+        tail(&world.path().join("lab.err"), 80)
     );
     let seen: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
 
@@ -230,8 +233,10 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
             // Run All from a fresh kernel numbers the cells 1, 2, …
             if cell["prompt"] != format!("[{}]:", i + 1) || cell["count"] != i + 1 {
                 problems.push(format!(
-                    "{at}: prompt {}, execution count {}, printed {}",
-                    cell["prompt"], cell["count"], cell["printed"]
+                    "{at}: prompt {}, execution count {}, printed {:?}",
+                    cell["prompt"],
+                    cell["count"],
+                    cell["printed"].as_str().unwrap_or("")
                 ));
             }
             if cell["errors"].as_array().is_none_or(|e| !e.is_empty()) {
