@@ -7,19 +7,22 @@
 // /usr/bin/chromium, and downloads no browser). For each NOTEBOOK (a path
 // under the server's root): open it, which should start the kernel the
 // notebook names; if JupyterLab asks for a kernel instead, record that and
-// pick "Rust (puzzlebook)" in its dialog; Edit > Clear Outputs of All Cells, so
+// pick "Rust (puzzlebook)" in its dialog; wait until the notebook's session has
+// its kernel, connected and answering; Edit > Clear Outputs of All Cells, so
 // that only this run's outputs count; Run > Run All Cells; wait until every
 // code cell has its execution count; then record, for each code cell, its
 // prompt and execution count, its error outputs (from the page and from the
 // notebook's model), and how many HTML tables and SVG images it shows, and
-// take a screenshot. In the first notebook, also ask for completion in
-// a new cell (Tab after `puzzlebook::tw`), whose text is not saved: autosave
-// is off. Then shut the notebook's kernel down. Writes one
+// take a screenshot; for a notebook that did not finish, also what its kernel
+// and the kernel's process were doing. In the first notebook, also ask for
+// completion in a new cell (Tab after `puzzlebook::tw`), whose text is not
+// saved: autosave is off. Then shut the notebook's kernel down. Writes one
 // JSON object to OUT_JSON; the Rust test (cli/tests/testsuite/jupyterlab.rs)
 // decides what passes.
 
 import { createRequire } from 'node:module';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const [nodeDir, url, token, shotDir, outPath, ...notebooks] = process.argv.slice(2);
@@ -35,7 +38,10 @@ const browser = await chromium.launch({
 });
 
 // How long Run All may take for one notebook.
-const RUN_LIMIT_MS = 20 * 60 * 1000;
+const RUN_LIMIT_MS = 8 * 60 * 1000;
+// How long a notebook's kernel may take to start and answer once JupyterLab
+// names it: a cold build folder builds nothing before the kernel answers.
+const KERNEL_LIMIT_MS = 4 * 60 * 1000;
 
 async function api(method, path) {
   const r = await fetch(`${url}${path}`, { method, headers: { Authorization: `token ${token}` } });
@@ -61,6 +67,28 @@ async function runAll(page, name, problems) {
     await page.selectOption('.jp-Dialog select', { label: 'Rust (puzzlebook)' });
     await page.click('.jp-Dialog button:has-text("Select")');
   }
+  // Run All only once the notebook's session has its kernel, connected and
+  // answering kernel_info. The toolbar shows the kernel's name while
+  // JupyterLab is still creating the session, and a Run All in that window
+  // is lost in the page: each cell's execution throws "Session has no
+  // kernel." before any request is sent, and the cells stay at [*] for ever
+  // (jupyterlab/jupyterlab#8563). It happened here under load, about one
+  // notebook in thirty, with the kernel idle and never asked to run a cell.
+  const ready = await page.evaluate(async limit => {
+    const kernel = () => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel;
+    const until = Date.now() + limit;
+    while (Date.now() < until) {
+      const k = kernel();
+      if (k && k.connectionStatus === 'connected') {
+        const info = await Promise.race([k.info.then(() => true), new Promise(r => setTimeout(() => r(false), until - Date.now()))]);
+        return info;
+      }
+      await new Promise(r => setTimeout(r, 250));
+    }
+    return false;
+  }, KERNEL_LIMIT_MS).catch(() => false);
+  if (!ready) problems.push(`the notebook's kernel was not connected and answering within ${KERNEL_LIMIT_MS / 1000} s of the kernel's name showing`);
+  const readySeconds = (Date.now() - opened) / 1000;
   await page.click('.lm-MenuBar-itemLabel:text-is("Edit")');
   await page.click('.lm-Menu-itemLabel:text-is("Clear Outputs of All Cells")');
   const cleared = await page.$$eval('.jp-Notebook .jp-CodeCell .jp-InputPrompt',
@@ -120,11 +148,61 @@ async function runAll(page, name, problems) {
     });
   }
   const kernel = await kernelName();
+  // For a notebook that did not finish: the kernel's state as the page
+  // shows it (JupyterLab's status bar: Idle, Busy, or Unknown until the page
+  // has seen an execution's status) and as the server's own subscription to
+  // the kernel sees it, which tells a kernel that stopped answering from
+  // requests or messages lost on the way.
+  const status = await page.evaluate(() => {
+    const ctx = window.jupyterapp?.shell?.currentWidget?.sessionContext;
+    const k = ctx?.session?.kernel;
+    return { shown: ctx?.kernelDisplayStatus ?? null, connection: k?.connectionStatus ?? null,
+      status: k?.status ?? null, id: k?.id ?? null };
+  }).catch(e => ({ error: `${e}` }));
+  const server = status.id ? await api('GET', `/api/kernels/${status.id}`).catch(e => `${e}`) : null;
+  const kernelProcessState = !done && status.id ? await kernelProcess(status.id) : null;
   return {
-    asked, cleared, done, seconds, open_seconds: (started - opened) / 1000,
+    asked, cleared, done, seconds, open_seconds: (started - opened) / 1000, ready_seconds: readySeconds,
     first_result_seconds: firstResult === null ? null : (firstResult - opened) / 1000,
-    kernel, cells, problems,
+    kernel, cells, problems, status, server, process: kernelProcessState,
   };
+}
+
+/// What the kernel process `id` (its connection file is kernel-<id>.json) is
+/// doing, for a notebook that did not finish: the CPU each of its threads
+/// and its children's used over two seconds (a thread that spins shows
+/// about 200 ticks), and each thread's stack, by gdb when it is installed.
+async function kernelProcess(id) {
+  const pids = readdirSync('/proc').filter(p => /^\d+$/.test(p));
+  const cmdline = p => { try { return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0'); } catch { return []; } };
+  const pid = pids.find(p => cmdline(p).some(a => a.endsWith(`kernel-${id}.json`)));
+  if (!pid) return { error: `no process has kernel-${id}.json on its command line` };
+  const family = [pid, ...pids.filter(p => {
+    try { return readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1] === pid; } catch { return false; }
+  })];
+  const ticks = () => Object.fromEntries(family.flatMap(p => {
+    try {
+      return readdirSync(`/proc/${p}/task`).map(t => {
+        const stat = readFileSync(`/proc/${p}/task/${t}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return [`${p}/${t} ${name}`, { state: f[0], ticks: Number(f[11]) + Number(f[12]) }];
+      });
+    } catch { return []; }
+  }));
+  const before = ticks();
+  await new Promise(r => setTimeout(r, 2000));
+  const after = ticks();
+  const cpu = Object.entries(after).map(([k, v]) => `${k} ${v.state} ${v.ticks - (before[k] ?? v).ticks}`);
+  let stacks;
+  try {
+    stacks = execFileSync('gdb', ['-p', pid, '-batch', '-ex', 'thread apply all bt 16'],
+      { encoding: 'utf8', timeout: 120000, stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\n').filter(l => /^(Thread |#)/.test(l)).map(l => l.slice(0, 200)).join('\n');
+  } catch (e) {
+    stacks = `gdb: ${e.message.split('\n')[0]}`;
+  }
+  return { pid, family, cpu, stacks };
 }
 
 /// In a new cell below the active one, types `puzzlebook::tw` and presses

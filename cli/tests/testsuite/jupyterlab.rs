@@ -216,9 +216,17 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
         }
         if nb["cleared"] != true || nb["done"] != true {
             problems.push(format!(
-                "{name}: cleared {}, done {}",
-                nb["cleared"], nb["done"]
+                "{name}: cleared {}, done {}; the kernel as the page saw it {}, as the server saw it {}",
+                nb["cleared"], nb["done"], nb["status"], nb["server"]
             ));
+            // What the kernel's threads were doing when the wait ended.
+            if !nb["process"].is_null() {
+                eprintln!(
+                    "{name}: the kernel's process when Run All had not finished:\n{}\n{}",
+                    nb["process"]["cpu"],
+                    nb["process"]["stacks"].as_str().unwrap_or("")
+                );
+            }
         }
         if cells.len() != expected.len() {
             problems.push(format!(
@@ -253,8 +261,9 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
             problems.push(format!("{name}: {p}"));
         }
         eprintln!(
-            "JupyterLab: {name}: opened in {:.1} s, first result {:.1} s after opening, \
-             Run All took {:.1} s, screenshot {}",
+            "JupyterLab: {name}: kernel connected {:.1} s and Run All clicked {:.1} s after opening, \
+             first result {:.1} s after opening, Run All took {:.1} s, screenshot {}",
+            nb["ready_seconds"].as_f64().unwrap_or(f64::NAN),
             nb["open_seconds"].as_f64().unwrap_or(0.0),
             nb["first_result_seconds"].as_f64().unwrap_or(f64::NAN),
             nb["seconds"].as_f64().unwrap_or(0.0),
