@@ -220,12 +220,15 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
                 nb["cleared"], nb["done"], nb["status"], nb["server"]
             ));
             // What the kernel's threads were doing when the wait ended.
-            if !nb["process"].is_null() {
+            let process = &nb["process"];
+            if !process["cpu"].is_null() {
                 eprintln!(
                     "{name}: the kernel's process when Run All had not finished:\n{}\n{}",
-                    nb["process"]["cpu"],
-                    nb["process"]["stacks"].as_str().unwrap_or("")
+                    process["cpu"],
+                    process["stacks"].as_str().unwrap_or("")
                 );
+            } else if !process.is_null() {
+                eprintln!("{name}: the kernel's process: {process}");
             }
         }
         if cells.len() != expected.len() {
