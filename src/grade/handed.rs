@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::{Exercise, Show};
+use super::{Exercise, Near, Show};
 
 /// The variable that makes [`super::hand_in`] write the student's answers,
 /// as files in the folder it names.
@@ -48,6 +48,9 @@ pub struct Interface {
     pub limit: usize,
     /// Z3's time limit for each query, in milliseconds.
     pub timeout_ms: u32,
+    /// The values witnesses are chosen near ([`Exercise::near`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub near: Option<Near>,
 }
 
 impl Interface {
@@ -69,14 +72,21 @@ impl Interface {
             letters,
             limit: exercise.limit,
             timeout_ms: exercise.timeout_ms,
+            near: exercise.near.clone(),
         })
     }
 
     /// The [`Exercise`] it describes.
     pub fn exercise(&self) -> Exercise {
-        let e = Exercise::new(self.id.clone(), self.variables.clone())
+        let mut e = Exercise::new(self.id.clone(), self.variables.clone())
             .listing_up_to(self.limit)
             .timeout_ms(self.timeout_ms);
+        // One value a variable, as [`Exercise::near`] requires of the
+        // teacher; a file that says otherwise brings no witness near.
+        e.near = self
+            .near
+            .clone()
+            .filter(|n| n.values.len() == self.variables.len());
         match &self.letters {
             Some(l) => e.shown_as_letters(l),
             None => e,
@@ -519,6 +529,19 @@ mod tests {
         assert!(matches!(&back.show, Show::Letters(l) if l == "ABCDE"));
         assert_eq!((back.limit, back.timeout_ms), (0, 5));
         assert_eq!(back.variables, ["Q1", "Q2"]);
-        assert!(Interface::of(&e.shown_as(|n, _| n.to_string())).is_err());
+        assert_eq!(back.near, None);
+        assert!(Interface::of(&e.clone().shown_as(|n, _| n.to_string())).is_err());
+        // The values witnesses are chosen near travel with it, through JSON.
+        let near = e.near("the sheet", [4, 1]);
+        let json = serde_json::to_string(&Interface::of(&near).unwrap()).unwrap();
+        let back: Interface = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.exercise().near, near.near);
+        // Without them, the field is left out; a file whose values are not
+        // one a variable brings nothing near.
+        assert!(!serde_json::to_string(&i).unwrap().contains("near"));
+        let wrong = json.replace("[4,1]", "[4,1,2]");
+        assert_ne!(wrong, json);
+        let wrong: Interface = serde_json::from_str(&wrong).unwrap();
+        assert_eq!(wrong.exercise().near, None);
     }
 }

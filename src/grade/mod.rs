@@ -83,6 +83,30 @@ pub struct Exercise {
     pub limit: usize,
     /// Z3's time limit for each query, in milliseconds.
     pub timeout_ms: u32,
+    /// The values witnesses are chosen near, if any: [`Exercise::near`].
+    pub near: Option<Near>,
+}
+
+/// An assignment of the interface variables that witnesses are chosen near,
+/// the puzzle's own solution, say, with the name feedback gives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Near {
+    /// What it is, as feedback names it: "the write-up's sheet".
+    pub name: String,
+    /// Its values, in the interface's order.
+    pub values: Vec<i64>,
+}
+
+impl Near {
+    /// How many of `values` differ from its own.
+    fn distance(&self, values: &[i64]) -> usize {
+        self.values
+            .iter()
+            .zip(values)
+            .filter(|(a, b)| a != b)
+            .count()
+    }
 }
 
 impl Exercise {
@@ -99,7 +123,33 @@ impl Exercise {
             show: Show::Plain,
             limit: 200,
             timeout_ms: 10_000,
+            near: None,
         }
+    }
+
+    /// Chooses each witness as close to `values` as Z3 finds one: with the
+    /// fewest variables that differ from them. Feedback then shows a
+    /// witness as `name` with what differs ("the write-up's sheet with
+    /// Q20=B"), which a student reads more easily than a list of values Z3
+    /// happened to pick.
+    ///
+    /// # Panics
+    /// When `values` does not give one value for each variable: the
+    /// teacher's mistake, which fails the teacher's notebook's own test.
+    pub fn near(mut self, name: impl Into<String>, values: impl IntoIterator<Item = i64>) -> Self {
+        let values: Vec<i64> = values.into_iter().collect();
+        assert_eq!(
+            values.len(),
+            self.variables.len(),
+            "exercise {}: `near` needs one value for each of its {} variables",
+            self.id,
+            self.variables.len()
+        );
+        self.near = Some(Near {
+            name: name.into(),
+            values,
+        });
+        self
     }
 
     /// Shows values with `show` in feedback. A function cannot be handed to
@@ -142,13 +192,31 @@ impl Exercise {
         z3util::grader_solver(self.timeout_ms)
     }
 
+    /// The values as feedback shows them: `Q1=B, Q2=A`, and with a
+    /// [`Near`], first how they differ from it.
     fn shown(&self, values: &[i64]) -> String {
-        self.variables
+        let all = self
+            .variables
             .iter()
             .zip(values)
             .map(|(n, v)| self.show.one(n, *v))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", ");
+        let Some(near) = &self.near else {
+            return all;
+        };
+        let changed: Vec<String> = self
+            .variables
+            .iter()
+            .zip(values.iter().zip(&near.values))
+            .filter(|(_, (v, n))| v != n)
+            .map(|(name, (v, _))| self.show.one(name, *v))
+            .collect();
+        if changed.is_empty() {
+            format!("{} itself ({all})", near.name)
+        } else {
+            format!("{} with {} ({all})", near.name, changed.join(", "))
+        }
     }
 }
 
@@ -480,8 +548,13 @@ fn compare_by_listing(
             solutions: Some(ours.len()),
         }));
     }
-    let witness = |values: Option<&Vec<i64>>| {
-        values.map(|v| Witness {
+    // The first in order, or with a `Near`, the first of those closest to it.
+    let witness = |mut values: std::collections::btree_set::Difference<'_, Vec<i64>>| {
+        let chosen = match &exercise.near {
+            Some(near) => values.min_by_key(|v| near.distance(v)),
+            None => values.next(),
+        };
+        chosen.map(|v| Witness {
             values: v.clone(),
             shown: String::new(),
             breaks: Vec::new(),
@@ -489,12 +562,14 @@ fn compare_by_listing(
         })
     };
     Ok(Some(Verdict::Differs {
-        allowed: witness(theirs.difference(&ours).next()),
-        ruled_out: witness(ours.difference(&theirs).next()),
+        allowed: witness(theirs.difference(&ours)),
+        ruled_out: witness(ours.difference(&theirs)),
     }))
 }
 
-/// `student ∧ ¬reference` and `reference ∧ ¬student`, each a Z3 query.
+/// `student ∧ ¬reference` and `reference ∧ ¬student`, each a Z3 query;
+/// with a [`Near`], each witness found is then brought closer to it
+/// ([`closer`]).
 fn compare_by_queries(
     exercise: &Exercise,
     vars: &[Int],
@@ -502,32 +577,49 @@ fn compare_by_queries(
     reference: &[Bool],
 ) -> Result<Verdict, String> {
     let one_side = |holds: &[Bool], not: &[Bool], side: &str| -> Result<Option<Witness>, String> {
-        let solver = exercise.solver();
-        for c in holds {
-            solver.assert(c);
-        }
-        solver.assert(nowhere(not, vars));
-        match solver.check() {
-            SatResult::Unsat => Ok(None),
-            SatResult::Unknown => Err(format!(
-                "Z3 could not decide whether {side} ({})",
-                solver
-                    .get_reason_unknown()
-                    .unwrap_or_else(|| "no reason given".into())
-            )),
-            SatResult::Sat => {
-                let model = solver
-                    .get_model()
-                    .ok_or_else(|| format!("Z3 gave no model for whether {side}"))?;
-                let values = z3util::read_ints(&model, vars, side).map_err(|e| reason(&e))?;
-                Ok(Some(Witness {
-                    values,
-                    shown: String::new(),
-                    breaks: Vec::new(),
-                    why: None,
-                }))
+        let not_there = nowhere(not, vars);
+        // The side's question, within `distance` of the `Near` if given:
+        // `Ok(None)` when it has no answer.
+        let ask = |within: Option<(&Near, usize)>| -> Result<Option<Vec<i64>>, String> {
+            let solver = exercise.solver();
+            for c in holds {
+                solver.assert(c);
             }
-        }
+            solver.assert(&not_there);
+            if let Some((near, distance)) = within {
+                solver.assert(differences(vars, &near.values).le(distance as i64));
+            }
+            match solver.check() {
+                SatResult::Unsat => Ok(None),
+                SatResult::Unknown => Err(format!(
+                    "Z3 could not decide whether {side} ({})",
+                    solver
+                        .get_reason_unknown()
+                        .unwrap_or_else(|| "no reason given".into())
+                )),
+                SatResult::Sat => {
+                    let model = solver
+                        .get_model()
+                        .ok_or_else(|| format!("Z3 gave no model for whether {side}"))?;
+                    z3util::read_ints(&model, vars, side)
+                        .map(Some)
+                        .map_err(|e| reason(&e))
+                }
+            }
+        };
+        let Some(found) = ask(None)? else {
+            return Ok(None);
+        };
+        let values = match &exercise.near {
+            Some(near) => closer(near, found, |d| ask(Some((near, d))).ok()),
+            None => found,
+        };
+        Ok(Some(Witness {
+            values,
+            shown: String::new(),
+            breaks: Vec::new(),
+            why: None,
+        }))
     };
     let allowed = one_side(
         student,
@@ -540,6 +632,43 @@ fn compare_by_queries(
     } else {
         Verdict::Differs { allowed, ruled_out }
     })
+}
+
+/// The witness closest to `near` that `within` finds, starting from
+/// `found`: a binary search on the distance, where `within(d)` is
+/// `Some(Some(witness))` for a witness at most `d` values away from `near`,
+/// `Some(None)` when there is none, and `None` when Z3 could not say. A
+/// question Z3 cannot decide ends the search with the closest witness found
+/// so far, so the search asks at most about log₂ of the number of variables
+/// questions, each within the exercise's time limit.
+fn closer(
+    near: &Near,
+    found: Vec<i64>,
+    within: impl Fn(usize) -> Option<Option<Vec<i64>>>,
+) -> Vec<i64> {
+    let mut best = found;
+    // No witness is closer than `low`.
+    let mut low = 0;
+    while low < near.distance(&best) {
+        let mid = (low + near.distance(&best) - 1) / 2;
+        match within(mid) {
+            Some(Some(values)) if near.distance(&values) <= mid => best = values,
+            Some(None) => low = mid + 1,
+            // Undecided, or a model that breaks its own bound.
+            _ => break,
+        }
+    }
+    best
+}
+
+/// How many of `vars` differ from `values`, as a Z3 term.
+fn differences(vars: &[Int], values: &[i64]) -> Int {
+    let differs: Vec<Bool> = vars
+        .iter()
+        .zip(values)
+        .map(|(v, x)| v.eq(*x).not())
+        .collect();
+    z3util::count(&differs)
 }
 
 /// `¬∃ own. ⋀ constraints`: no values of the side's own variables (those
@@ -1091,5 +1220,127 @@ mod tests {
             vec![rule("no x", Bool::from_bool(false))]
         });
         assert!(none.is_right(), "{none}");
+    }
+
+    /// Ten digits x0 … x9, each from 0 to 9, summing to 45: the counting
+    /// 0, 1, …, 9 is one of them. Compared by queries.
+    fn digits() -> Exercise {
+        Exercise::new("t-3", (0..10).map(|i| format!("x{i}")))
+            .listing_up_to(0)
+            .near("the counting", 0..10)
+    }
+
+    fn digits_in_bounds(v: &[Int]) -> Vec<Bool> {
+        v.iter().flat_map(|x| [x.ge(0), x.le(9)]).collect()
+    }
+
+    fn sum_45(v: &[Int]) -> Vec<Rule> {
+        vec![
+            rule("the bounds", Bool::and(&digits_in_bounds(v))),
+            rule("a sum of 45", Int::add(v).eq(45)),
+        ]
+    }
+
+    #[test]
+    fn a_witness_near_the_solution_differs_from_it_in_as_few_values_as_it_can() {
+        // "At least 45" allows sums above 45. Every such sheet differs from
+        // the counting (sum 45), and raising one digit below 9 gives one:
+        // the nearest witness differs in exactly one value.
+        let v = compare(
+            &digits(),
+            |v| {
+                let mut c = digits_in_bounds(v);
+                c.push(Int::add(v).ge(45));
+                c
+            },
+            sum_45,
+        );
+        let w = allowed_only(&v);
+        let changed: Vec<usize> = (0..10).filter(|&i| w.values[i] != i as i64).collect();
+        assert_eq!(changed.len(), 1, "{w:?}");
+        let i = changed[0];
+        assert!(w.values[i] > i as i64 && w.values[i] <= 9, "{w:?}");
+        assert!(
+            w.shown
+                .starts_with(&format!("the counting with x{i}={} (x0=", w.values[i])),
+            "{}",
+            w.shown
+        );
+        assert_eq!(w.breaks, ["a sum of 45"]);
+    }
+
+    #[test]
+    fn a_solution_ruled_out_is_the_near_one_when_it_is_ruled_out() {
+        // x0 >= 1 rules the counting out, and it is a solution: the witness
+        // nearest it is itself.
+        let v = compare(
+            &digits(),
+            |v| {
+                let mut c = digits_in_bounds(v);
+                c.push(Int::add(v).eq(45));
+                c.push(v[0].ge(1));
+                c
+            },
+            sum_45,
+        );
+        let Verdict::Differs {
+            allowed: None,
+            ruled_out: Some(w),
+        } = &v
+        else {
+            panic!("{v:?}")
+        };
+        assert_eq!(w.values, (0..10).collect::<Vec<i64>>());
+        assert!(
+            w.shown.starts_with("the counting itself (x0=0, x1=1"),
+            "{}",
+            w.shown
+        );
+        assert_eq!(w.breaks, ["your constraint 22"]);
+    }
+
+    #[test]
+    fn a_listed_witness_is_the_first_of_those_nearest() {
+        // x <= y allows (1,1), (2,2) and (3,3), which the reference rules
+        // out; from (2,3), (1,1) differs in two values, the others in one.
+        let v = compare(
+            &exercise().near("the pair (2, 3)", [2, 3]),
+            |v| vec![v[0].ge(1), v[1].le(3), v[0].le(&v[1])],
+            reference,
+        );
+        let w = allowed_only(&v);
+        assert_eq!(w.values, [2, 2]);
+        assert_eq!(w.shown, "the pair (2, 3) with y=2 (x=2, y=2)");
+    }
+
+    #[test]
+    fn the_search_for_a_nearer_witness_keeps_the_nearest_when_z3_cannot_say() {
+        let near = Near {
+            name: "zero".into(),
+            values: vec![0; 4],
+        };
+        // Z3 undecided at every question: the witness found stays.
+        assert_eq!(closer(&near, vec![1, 1, 1, 1], |_| None), [1, 1, 1, 1]);
+        // None within one value; [1, 1, 0, 0] within two or more.
+        let asked = std::cell::RefCell::new(Vec::new());
+        let found = closer(&near, vec![1, 1, 1, 1], |d| {
+            asked.borrow_mut().push(d);
+            Some((d >= 2).then(|| vec![1, 1, 0, 0]))
+        });
+        assert_eq!(found, [1, 1, 0, 0]);
+        // Halving: within 1 (none), within 2 (found), and then 2 is known
+        // to be the least.
+        assert_eq!(asked.into_inner(), [1, 2]);
+        // A model that breaks its bound ends the search rather than loop.
+        assert_eq!(
+            closer(&near, vec![1, 1, 1, 1], |_| Some(Some(vec![1, 1, 1, 1]))),
+            [1, 1, 1, 1]
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "exercise t-1: `near` needs one value for each of its 2 variables")]
+    fn near_needs_a_value_for_each_variable() {
+        let _ = exercise().near("three", [1, 2, 3]);
     }
 }
