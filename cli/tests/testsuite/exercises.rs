@@ -500,6 +500,47 @@ fn a_student_kit_holds_the_notebooks_and_the_crate_and_no_line_of_a_solution_or_
             assert!(!text.contains(s.as_str()), "{name} holds `{s}`");
         }
     }
+    // Each exercise that asks for a prediction first is followed by a cell
+    // the student writes it in: Markdown, ungraded, and left editable.
+    let mut predictions = Vec::new();
+    for nb in &teacher {
+        let name = format!("notebooks/{}", nb.file_name().unwrap().to_str().unwrap());
+        let released: serde_json::Value =
+            serde_json::from_slice(&files.iter().find(|(n, _)| *n == name).unwrap().1).unwrap();
+        let cells = released["cells"].as_array().unwrap();
+        for (c, next) in cells.iter().zip(cells.iter().skip(1)) {
+            let said = c["source"].as_array().map_or(String::new(), |lines| {
+                lines.iter().map(|l| l.as_str().unwrap()).collect()
+            });
+            if c["cell_type"] != "markdown" || !said.contains("Predict it first, in the cell below")
+            {
+                continue;
+            }
+            let id = said
+                .split("**Exercise ")
+                .nth(1)
+                .unwrap()
+                .split("**")
+                .next()
+                .unwrap();
+            assert_eq!(next["cell_type"], "markdown", "{name}: after exercise {id}");
+            assert_eq!(
+                next["metadata"],
+                serde_json::json!({}),
+                "{name}: after {id}"
+            );
+            assert!(
+                next["source"][0]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("*Your prediction for {id}*")),
+                "{name}: after {id}: {next}"
+            );
+            predictions.push(id.to_string());
+        }
+    }
+    predictions.sort();
+    assert_eq!(predictions, ["02-3", "03-2", "03-3", "04-2", "04-3"]);
     // The kernel takes the kit as its crate, as the kit's README says.
     let prefix = tempfile::tempdir().unwrap();
     let o = run(
