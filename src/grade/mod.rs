@@ -581,7 +581,13 @@ fn compare_by_queries(
         // The side's question, within `distance` of the `Near` if given:
         // `Ok(None)` when it has no answer.
         let ask = |within: Option<(&Near, usize)>| -> Result<Option<Vec<i64>>, String> {
-            let solver = exercise.solver();
+            // A question of the search for a nearer witness only refines
+            // one already found, so it gets a short limit: the whole
+            // judgement must fit its process's limit.
+            let solver = match within {
+                None => exercise.solver(),
+                Some(_) => z3util::grader_solver(exercise.timeout_ms.min(NEAR_QUERY_MS)),
+            };
             for c in holds {
                 solver.assert(c);
             }
@@ -634,13 +640,17 @@ fn compare_by_queries(
     })
 }
 
+/// Z3's time limit, in milliseconds, for each question of the search for a
+/// nearer witness ([`closer`]), at most the exercise's own.
+const NEAR_QUERY_MS: u32 = 2_000;
+
 /// The witness closest to `near` that `within` finds, starting from
 /// `found`: a binary search on the distance, where `within(d)` is
 /// `Some(Some(witness))` for a witness at most `d` values away from `near`,
 /// `Some(None)` when there is none, and `None` when Z3 could not say. A
 /// question Z3 cannot decide ends the search with the closest witness found
 /// so far, so the search asks at most about log₂ of the number of variables
-/// questions, each within the exercise's time limit.
+/// questions, each within [`NEAR_QUERY_MS`].
 fn closer(
     near: &Near,
     found: Vec<i64>,
