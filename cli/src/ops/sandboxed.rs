@@ -226,9 +226,12 @@ fn make_removable(dir: &Path) {
 }
 
 /// The environment a sandbox gets: what finds the toolchain, the system's
-/// libraries and Z3, and no more of the grader's.
+/// libraries and Z3, and no more of the grader's. It keeps what cargo's
+/// fingerprints read (the flags, `RUSTC_BOOTSTRAP`): the warm-up built the
+/// crates outside with the grader's, and a sandbox without them would build
+/// every one again, in its own view, for each submission.
 fn environment(job: &Path) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    const PASSED: [&str; 12] = [
+    const PASSED: [&str; 14] = [
         "PATH",
         "LD_LIBRARY_PATH",
         "LIBRARY_PATH",
@@ -236,6 +239,8 @@ fn environment(job: &Path) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
         "RUSTUP_TOOLCHAIN",
         "CARGO_HOME",
         "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTC_BOOTSTRAP",
         "Z3_SYS_Z3_HEADER",
         "Z3_LIBRARY_PATH_OVERRIDE",
         "PKG_CONFIG_PATH",
