@@ -1,11 +1,11 @@
-//! `puzzlebook grade` end to end: a class of generated submissions, one of
-//! each kind (right, wrong, unsolved, panicking, a locked cell edited,
-//! printing without end, not a notebook, another chapter's), graded and the CSV checked row by row; a
-//! `loop {}` that started a process holding its pipes, and an allocation past
-//! the memory limit, each stopped and graded 0; attackers and honest
-//! students graded in one run; a teacher's notebook failing its own test,
-//! which stops `grade`; and in every chapter each typical wrong answer
-//! graded 0 with its witness, and each solution full.
+//! `puzzlebook grade` end to end: in one run, a class of generated
+//! submissions, one of each kind (right, wrong, unsolved, panicking, a
+//! locked cell edited, printing without end, a loop that started a process
+//! holding its pipes, an allocation past the memory limit, not a notebook,
+//! another chapter's), and ten attackers, the CSV checked row by row; a
+//! teacher's notebook failing its own test, which stops `grade`; Ctrl-C;
+//! and in every chapter each typical wrong answer graded 0 with its
+//! witness, and each solution full.
 //!
 //! The expected points come from each submission's own construction, never
 //! from the grader.
@@ -45,9 +45,18 @@ enum Kind {
     EditsTheTest,
     /// The right answer, printing 8 MB each time it is called.
     Loud,
+    /// A loop that never ends, after starting a process that holds the
+    /// cell's pipes (a child inherits them): unless the timeout ends it too,
+    /// the run waits for the pipes to close until its sandbox's deadline,
+    /// six timeouts, and is then not graded at all. It sleeps in its loop:
+    /// the timeout is the same for a loop that spins, and the machine's
+    /// other runs keep the core.
+    Loops,
+    /// An allocation of 3 GiB, past the cells' memory limit.
+    Hogs,
 }
 
-const KINDS: [Kind; 7] = [
+const KINDS: [Kind; 9] = [
     Kind::Right,
     Kind::AtMost,
     Kind::Unbounded,
@@ -55,6 +64,8 @@ const KINDS: [Kind; 7] = [
     Kind::Panics,
     Kind::EditsTheTest,
     Kind::Loud,
+    Kind::Loops,
+    Kind::Hogs,
 ];
 
 impl Kind {
@@ -69,6 +80,14 @@ impl Kind {
             Kind::Loud => answered(
                 released,
                 "for _ in 0..8000 { println!(\"{}\", \"z\".repeat(999)); }\nvec![v[0].ge(1), v[1].le(3), v[0].lt(&v[1])]",
+            ),
+            Kind::Loops => answered(
+                released,
+                "let _ = std::process::Command::new(\"sleep\").arg(\"4322\").spawn();\nloop {\n    std::thread::sleep(std::time::Duration::from_secs(1));\n}",
+            ),
+            Kind::Hogs => answered(
+                released,
+                "let v = vec![1u8; 3 << 30];\nstd::hint::black_box(&v);\nvec![]",
             ),
             Kind::EditsTheTest => {
                 let right = answered(released, "vec![v[0].ge(1), v[1].le(3), v[0].lt(&v[1])]");
@@ -110,33 +129,205 @@ impl Kind {
             ),
             // The test's verdict comes after 16 MB of its output: cut.
             Kind::Loud => ("2", "right", "(output cut at 1 MiB: the cell printed more)"),
+            // The run's limits: `--cell-timeout 120 --cell-memory 1G`.
+            Kind::Loops => (
+                "0",
+                "wrong",
+                "code cell 4, \"test-t-1\" was still running after 120 s, the cell timeout, so it was stopped",
+            ),
+            Kind::Hogs => (
+                "0",
+                "wrong",
+                "code cell 4, \"test-t-1\" needed more memory than the limit of 1.0 GiB, so it was stopped",
+            ),
         }
     }
+}
+
+/// The fixture's exercise as released, released in `f` by the first test
+/// here that asks, for them all: every fixture holds the same notebook.
+/// (The release itself is `exercises`' test.) Its callers hold `lock()`,
+/// as a release needs.
+fn released(f: &Fixture) -> String {
+    static RELEASED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    RELEASED.get_or_init(|| release_fixture(f)).clone()
 }
 
 /// A fixture project with the exercise released, and an empty folder for
 /// the class's submissions.
 fn class_fixture() -> (Fixture, String, std::path::PathBuf) {
     let f = Fixture::new(&[NOTEBOOK]);
-    let released = release_fixture(&f);
+    let released = released(&f);
     let class = f.root().join("class");
     std::fs::create_dir_all(&class).unwrap();
     (f, released, class)
 }
 
-/// Whether a file named `name` is anywhere under `dir`.
+/// Whether a file named `name` is anywhere under `dir`, by names alone
+/// (it is polled every half second while the grader works there).
 fn found(dir: &Path, name: &str) -> bool {
-    files(dir)
-        .keys()
-        .any(|p| Path::new(p).file_name().is_some_and(|n| n == name))
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| {
+            e.file_name() == name
+                || e.file_type().is_ok_and(|t| t.is_dir()) && found(&e.path(), name)
+        })
 }
 
+/// A right answer to t-1 that first does `attack`.
+fn attacking(released: &str, attack: &str) -> String {
+    answered(
+        released,
+        &format!("{attack}\nvec![v[0].ge(1), v[1].le(3), v[0].lt(&v[1])]"),
+    )
+}
+
+// One run for the class, the runaways and the attackers: each submission is
+// judged on its own, in a sandbox of its own, so what one run proves of a
+// submission does not depend on the others in it, and one reference run,
+// release and warm-up serve them all.
 #[test]
-fn a_class_with_every_kind_of_submission_is_graded_and_its_csv_checked_row_by_row() {
+fn one_run_grades_every_kind_of_submission_and_attackers_change_nothing_but_their_own_feedback() {
     let _g = lock();
     let (f, released, class) = class_fixture();
-    let mut expected = Vec::new();
+    let grades = f.root().join("graded/grades.csv");
+    let source = f.notebook(NOTEBOOK);
+    // The build folder every run of this machine uses.
+    let build = std::path::PathBuf::from(std::env::var_os("EVCXR_TMPDIR").expect(
+        "the suite runs with EVCXR_TMPDIR set (.ci/run sets it), so that its planted file is looked for where it would land",
+    ));
+    // The build folder's cargo config (puzzlebook writes one): a1 rewrites
+    // it with a rustc wrapper that fails every later compile.
+    let planted = build.join(".cargo/config.toml");
+    let config_before = std::fs::read(&planted).ok();
+    // The files evcxr reads its settings and start-up code from when an
+    // engine starts: `grade`'s engines read the build folder's `config`
+    // (EVCXR_CONFIG_DIR; every sandbox's view is of that one folder);
+    // evcxr on its own reads the user's config folder. a8 writes into each
+    // what no engine can start with.
+    let home_config = std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
+        .join(".config/evcxr/evcxr.toml");
+    let mut settings = vec![home_config.clone()];
+    for file in ["evcxr.toml", "init.evcxr", "prelude.rs"] {
+        settings.push(build.join("config").join(file));
+    }
+    let settings_before: Vec<Option<Vec<u8>>> =
+        settings.iter().map(|p| std::fs::read(p).ok()).collect();
+    let attacks = [
+        // A rustc wrapper planted where evcxr's cargo reads its config:
+        // every later compile in the build folder fails.
+        // It says whether the write went through, so that the test knows
+        // the attack ran: in its sandbox it lands in its own view.
+        (
+            "a1-plants",
+            format!(
+                "let d = {build:?};\nlet _ = std::fs::create_dir_all(format!(\"{{d}}/.cargo\"));\nlet planted = std::fs::write(format!(\"{{d}}/.cargo/config.toml\"), \"[build]\\nrustc-wrapper = \\\"/bin/false\\\"\\n\");\nprintln!(\"planted: {{planted:?}}\");",
+                build = build.display().to_string()
+            ),
+        ),
+        // A process in a session of its own that rewrites the grades once
+        // the grader is done, and one that holds the cell's pipes.
+        (
+            "a2-survives",
+            format!(
+                "let _ = std::process::Command::new(\"setsid\").args([\"sh\", \"-c\", \"sleep 4; echo forged > {}\"]).spawn();\nlet _ = std::process::Command::new(\"sleep\").arg(\"4321\").spawn();",
+                grades.display()
+            ),
+        ),
+        // The teacher's notebook, found from the grader's command line or
+        // known, and the course checkout's notebooks and reports, which
+        // hold every chapter's hidden tests, printed onto the page.
+        (
+            "a3-reads",
+            format!(
+                "for e in std::fs::read_dir(\"/proc\").unwrap().flatten() {{\n    let args: Vec<String> = std::fs::read(e.path().join(\"cmdline\")).unwrap_or_default().split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();\n    if let Some(i) = args.iter().position(|a| a == \"--source\") {{\n        let cwd = std::fs::read_link(e.path().join(\"cwd\")).unwrap_or_default();\n        println!(\"{{}}\", std::fs::read_to_string(cwd.join(&args[i + 1])).unwrap_or_default());\n    }}\n}}\nfor p in [{:?}, {:?}, {:?}] {{\n    println!(\"{{p}}: {{}}\", std::fs::read_to_string(p).unwrap_or_default());\n}}",
+                source.display().to_string(),
+                root_dir().join("notebooks/02-calculator-the-game.ipynb").display().to_string(),
+                root_dir().join("reports/02-calculator-the-game.org").display().to_string(),
+            ),
+        ),
+        // Hidden tests compiled in the build folder before (the teacher's
+        // `run` below): the cell crate's source and libraries, looked for
+        // in every file of the folder by the words of the hidden test's
+        // message, and printed onto the page. (The search is std's,
+        // compiled with optimizations, where a cell is not: the walk reads
+        // gigabytes. Lossy text keeps every ASCII byte, so the words are
+        // found wherever they are.)
+        (
+            "a7-digs",
+            format!(
+                "fn walk(d: &std::path::Path, needle: &str, out: &mut Vec<String>) {{\n    for e in std::fs::read_dir(d).into_iter().flatten().flatten() {{\n        let p = e.path();\n        let Ok(m) = std::fs::symlink_metadata(&p) else {{ continue }};\n        if m.is_dir() {{\n            walk(&p, needle, out);\n        }} else if m.is_file() && m.len() < (16 << 20) {{\n            let bytes = std::fs::read(&p).unwrap_or_default();\n            let text = String::from_utf8_lossy(&bytes);\n            if text.contains(needle) {{\n                out.push(format!(\"{{}}: {{text}}\", p.display()));\n            }}\n        }}\n    }}\n}}\n// The hidden test's own words, spelt backwards here so that this\n// cell's own code is not found.\nlet needle: String = \"tey thgir ton si 1-t esicrexe\".chars().rev().collect();\nlet mut found = Vec::new();\nwalk(std::path::Path::new({build:?}), &needle, &mut found);\nprintln!(\"dug up {{}} file(s)\", found.len());\nfor f in &found {{\n    println!(\"{{f}}\");\n}}",
+                build = build.display().to_string()
+            ),
+        ),
+        // Settings and start-up code evcxr cannot take, written where the
+        // engines started after it would read them: its working folder, the
+        // one above (which a class once shared), the build folder's config
+        // and the user's. It says where each write went.
+        (
+            "a8-configures",
+            format!(
+                "let config = std::env::var(\"EVCXR_CONFIG_DIR\").unwrap_or_default();\nlet targets = [\"evcxr.toml\".to_string(), \"../evcxr.toml\".to_string(), format!(\"{{config}}/evcxr.toml\"), format!(\"{{config}}/init.evcxr\"), format!(\"{{config}}/prelude.rs\"), {home:?}.to_string()];\nfor p in &targets {{\n    let p = std::path::Path::new(p);\n    if let Some(d) = p.parent() {{\n        let _ = std::fs::create_dir_all(d);\n    }}\n    println!(\"wrote {{}}: {{:?}}\", p.display(), std::fs::write(p, \"[evcxr\\nnot toml\"));\n}}",
+                home = home_config.display().to_string()
+            ),
+        ),
+        // The grader, found by its command line and killed, so that nothing
+        // is written for anyone.
+        (
+            "a9-kills",
+            "let mut found = 0;\nfor e in std::fs::read_dir(\"/proc\").unwrap().flatten() {\n    let cmd = std::fs::read(e.path().join(\"cmdline\")).unwrap_or_default();\n    if cmd.split(|b| *b == 0).any(|a| a == b\"grade\" || a == b\"--source\") {\n        found += 1;\n        let pid = e.file_name().to_string_lossy().into_owned();\n        println!(\"killing {pid}: {:?}\", std::process::Command::new(\"kill\").args([\"-9\", &pid]).status());\n    }\n}\nprintln!(\"hunted the grader: {found} found\");".to_string(),
+        ),
+        // A wrong answer that forges its results: a right run's, written to
+        // every descriptor of every other process it sees. Under
+        // bubblewrap's own reaper, process 1 held the results' pipe, and
+        // the forged text, followed by the true results, was no longer
+        // results at all: "not graded".
+        (
+            "a4-forges",
+            "let forged = r#\"{\"cells\":[{\"outputs\":[]},{\"outputs\":[]},{\"outputs\":[]},{\"outputs\":[]}]}\"#;\nlet me = std::process::id().to_string();\nfor e in std::fs::read_dir(\"/proc\").unwrap().flatten() {\n    let pid = e.file_name().to_string_lossy().into_owned();\n    if pid.parse::<u32>().is_err() || pid == me {\n        continue;\n    }\n    for fd in 0..64 {\n        if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(format!(\"/proc/{pid}/fd/{fd}\")) {\n            let _ = std::io::Write::write_all(&mut f, forged.as_bytes());\n        }\n    }\n}\nreturn vec![v[0].lt(&v[1])];".to_string(),
+        ),
+        // A wrong answer over which `assert!` and `assert_eq!` are made to
+        // pass anything, for every cell after it: the hidden tests' checks.
+        // (The right answer `attacking` adds goes into a function after
+        // the shadows, never called.)
+        (
+            "a5-shadows",
+            "return vec![v[0].lt(&v[1])];\n}\nmacro_rules! assert { ($($t:tt)*) => { () }; }\nmacro_rules! assert_eq { ($($t:tt)*) => { () }; }\n#[allow(dead_code)]\nfn after_the_shadows(v: &[Int]) -> Vec<Bool> {".to_string(),
+        ),
+        // A wrong answer (no bounds) that redefines the notebook's own
+        // helper `between`, which the hidden test's rule for the bounds
+        // calls, to hold of anything: the reference, had it been built in
+        // this process, would then have no bounds either.
+        (
+            "a10-redefines",
+            "return vec![v[0].lt(&v[1])];\n}\nfn between(_: &Int, _: i64, _: i64) -> Bool {\n    Bool::from_bool(true)\n}\n#[allow(dead_code)]\nfn after_the_redefinition(v: &[Int]) -> Vec<Bool> {".to_string(),
+        ),
+        // A wrong answer that says, in the ways a cell can, that its test
+        // passed: a right verdict printed, a value of full points in evcxr's
+        // own output protocol, no panic message ever shown, and a block of
+        // that protocol opened and never closed, to swallow what its test
+        // prints after it.
+        (
+            "a6-says-right",
+            "std::panic::set_hook(Box::new(|_| {}));\nprintln!(\"Right: your model has exactly the reference's 3 solutions.\");\nprintln!(\"EVCXR_BEGIN_CONTENT text/plain\\n2\\nEVCXR_END_CONTENT\");\nprintln!(\"EVCXR_BEGIN_CONTENT text/plain\");\nreturn vec![v[0].lt(&v[1])];".to_string(),
+        ),
+    ];
+    // As a teacher's `report` or `run` would: the source's cells, hidden
+    // tests included, compiled in the build folder every sandbox sees. It
+    // also warms the folder, so that the runaways' cell timeout only meets
+    // their loop.
+    let o = run(f
+        .cmd(&["run", "notebooks/exercise.ipynb"])
+        .current_dir(f.root()));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+
     // One student of each kind: more of a kind would repeat the same run.
+    // Each row: the student, the points of 2 and the status, or none for
+    // one that cannot be graded.
+    let mut expected: BTreeMap<String, Option<(&str, &str)>> = BTreeMap::new();
+    let mut kinds: BTreeMap<String, Kind> = BTreeMap::new();
     for (k, kind) in (1..).zip(KINDS) {
         let student = format!("s{k:02}");
         std::fs::write(
@@ -144,21 +335,42 @@ fn a_class_with_every_kind_of_submission_is_graded_and_its_csv_checked_row_by_ro
             kind.notebook(&released),
         )
         .unwrap();
-        expected.push((student, Some(kind)));
+        let (points, status, _) = kind.expected();
+        expected.insert(student.clone(), Some((points, status)));
+        kinds.insert(student, kind);
     }
     // Two that cannot be graded: not JSON, and another chapter's notebook.
-    std::fs::write(class.join("s08.ipynb"), "{\"nbformat\": 4, \"cells\": [").unwrap();
+    std::fs::write(class.join("s98.ipynb"), "{\"nbformat\": 4, \"cells\": [").unwrap();
     std::fs::write(
-        class.join("s09.ipynb"),
+        class.join("s99.ipynb"),
         r#"{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
             {"cell_type": "code", "metadata": {"nbgrader": {"grade_id": "01-1", "solution": true, "grade": false, "locked": false, "schema_version": 3}}, "outputs": [], "source": "fn exercise_01_1() {}"}]}"#,
     )
     .unwrap();
-    expected.push(("s08".into(), None));
-    expected.push(("s09".into(), None));
+    expected.insert("s98".into(), None);
+    expected.insert("s99".into(), None);
+    // The attackers: those whose attack wraps a right answer get full
+    // points; those that wrap x < y without bounds get none.
+    for (student, attack) in &attacks {
+        std::fs::write(
+            class.join(format!("{student}.ipynb")),
+            attacking(&released, attack),
+        )
+        .unwrap();
+        let wrong = ["a4-forges", "a5-shadows", "a6-says-right", "a10-redefines"];
+        let row = if wrong.contains(student) {
+            ("0", "wrong")
+        } else {
+            ("2", "right")
+        };
+        expected.insert(student.to_string(), Some(row));
+    }
     let before = files(&class);
-    let source_before = std::fs::read(f.notebook(NOTEBOOK)).unwrap();
+    let source_before = std::fs::read(&source).unwrap();
 
+    // The limits the runaways meet: time enough for every other cell,
+    // a7's walk of the build folder the longest; the loop only holds its
+    // job's slot meanwhile, for it sleeps.
     let mut c = f.cmd(&[
         "grade",
         "--source",
@@ -167,163 +379,164 @@ fn a_class_with_every_kind_of_submission_is_graded_and_its_csv_checked_row_by_ro
         "graded",
         "-j",
         "2",
+        "--cell-timeout",
+        "120",
+        "--cell-memory",
+        "1G",
     ]);
-    let mut submissions: Vec<_> = std::fs::read_dir(&class)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    submissions.sort();
-    c.args(&submissions).current_dir(f.root());
+    c.args(before.keys()).current_dir(f.root());
     let o = run(&mut c);
+    let config_after = std::fs::read(&planted).ok();
+    let settings_after: Vec<Option<Vec<u8>>> =
+        settings.iter().map(|p| std::fs::read(p).ok()).collect();
+    // Never leave the machine's build folder or evcxr's settings broken for
+    // later tests.
+    let paths = std::iter::once(&planted).chain(&settings);
+    let befores = std::iter::once(&config_before).chain(&settings_before);
+    let afters = std::iter::once(&config_after).chain(&settings_after);
+    for ((path, before), after) in paths.zip(befores).zip(afters) {
+        if after != before {
+            match before {
+                Some(bytes) => std::fs::write(path, bytes).unwrap(),
+                None => std::fs::remove_file(path).unwrap(),
+            }
+        }
+    }
     let (out, err) = (text(&o.stdout), text(&o.stderr));
-    // Some could not be graded: exit code 1, as a check that found something.
+    // Some could not be graded: exit code 1, as a check that found
+    // something (an attacker that stopped the grader would have made it
+    // something else).
     assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
-
+    assert_eq!(
+        config_after,
+        config_before,
+        "a1 planted {} for every later run",
+        planted.display()
+    );
+    assert_eq!(
+        settings_after, settings_before,
+        "a8 wrote evcxr's settings for every later engine: {settings:?}"
+    );
     // The submissions and the source are as they were; nothing was added
     // beside them.
     assert_eq!(files(&class), before);
-    assert_eq!(std::fs::read(f.notebook(NOTEBOOK)).unwrap(), source_before);
+    assert_eq!(std::fs::read(&source).unwrap(), source_before);
 
-    let csv = std::fs::read_to_string(f.root().join("graded/grades.csv")).unwrap();
-    let mut rows = csv.lines();
-    assert_eq!(
-        rows.next(),
-        Some("student_id,notebook,exercise,score,max_score,status")
-    );
-    for (student, kind) in &expected {
-        let row = rows
-            .next()
-            .unwrap_or_else(|| panic!("no row for {student} in\n{csv}"));
-        let (score, status) = match kind {
-            Some(kind) => {
-                let (score, status, _) = kind.expected();
-                (score, status)
-            }
-            None => ("", "not graded"),
-        };
-        assert_eq!(
-            row,
-            format!("{student},exercise,t-1,{score},2,{status}"),
-            "{kind:?}"
-        );
-        let page = f.root().join(format!("graded/feedback/{student}.html"));
-        let html = unescaped(&std::fs::read_to_string(&page).unwrap());
+    // A row for each student, in the order of their names.
+    let csv = std::fs::read_to_string(&grades).unwrap();
+    let mut want = String::from("student_id,notebook,exercise,score,max_score,status\n");
+    for (student, row) in &expected {
+        let (score, status) = row.unwrap_or(("", "not graded"));
+        want += &format!("{student},exercise,t-1,{score},2,{status}\n");
+    }
+    assert_eq!(csv, want, "{err}");
+    let page = |s: &str| {
+        unescaped(
+            &std::fs::read_to_string(f.root().join(format!("graded/feedback/{s}.html"))).unwrap(),
+        )
+    };
+
+    // Each kind's page says why.
+    for (student, kind) in &kinds {
+        let html = page(student);
         // The loud answer's 16 MB of output (8 MB at each of its two calls,
         // in one cell) is kept to 1 MiB.
-        if matches!(kind, Some(Kind::Loud)) {
+        if matches!(kind, Kind::Loud) {
             assert!(
                 html.len() < 2 << 20,
                 "{student}: a page of {} bytes",
                 html.len()
             );
         }
-        match kind {
-            Some(kind) => {
-                let said = kind.expected().2;
-                assert!(
-                    html.contains(said),
-                    "{student} ({kind:?}): no {said:?} in {html}"
-                );
-            }
-            None => assert!(html.contains("Not graded"), "{html}"),
-        }
+        let said = kind.expected().2;
+        assert!(
+            html.contains(said),
+            "{student} ({kind:?}): no {said:?} in {html}"
+        );
     }
-    assert_eq!(rows.next(), None, "{csv}");
+    for student in ["s98", "s99"] {
+        assert!(page(student).contains("Not graded"), "{}", page(student));
+    }
 
     // The terminal's summary: a row per student, then why two were not
     // graded and whose test cell changed.
-    assert!(out.starts_with("student  t-1 /2    total /2\n"), "{out}");
     assert!(
-        out.contains("not graded: s08 (s08.ipynb): ") && out.contains("not valid JSON"),
+        out.lines()
+            .next()
+            .is_some_and(|l| l.starts_with("student ") && l.ends_with(" t-1 /2    total /2")),
         "{out}"
     );
     assert!(
-        out.contains("not graded: s09 (s09.ipynb): ")
+        out.contains("not graded: s98 (s98.ipynb): ") && out.contains("not valid JSON"),
+        "{out}"
+    );
+    assert!(
+        out.contains("not graded: s99 (s99.ipynb): ")
             && out.contains("it has none of this notebook's exercises (t-1), but 01-1"),
         "{out}"
     );
-    for (student, kind) in &expected {
+    for student in expected.keys() {
         let flagged = out.contains(&format!(
             "changed: {student} ({student}.ipynb): the locked cell t-1-test was edited"
         ));
-        assert_eq!(
-            flagged,
-            matches!(kind, Some(Kind::EditsTheTest)),
-            "{student}: {out}"
-        );
+        let edits = kinds
+            .get(student)
+            .is_some_and(|k| matches!(k, Kind::EditsTheTest));
+        assert_eq!(flagged, edits, "{student}: {out}");
     }
-}
 
-#[test]
-fn submissions_that_loop_or_hog_memory_are_stopped_at_the_cell_limits_and_graded_zero() {
-    let _g = lock();
-    let f = Fixture::new(&[NOTEBOOK]);
-    // Warm the build folder first, so the timeout only meets the loop.
-    let o = run(f
-        .cmd(&["run", "notebooks/exercise.ipynb"])
-        .current_dir(f.root()));
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let released = release_fixture(&f);
-    // Before it loops, it starts a process that holds the cell's pipes
-    // (a child inherits them): unless the timeout ends it too, the run waits
-    // for the pipes to close until its sandbox's deadline, six timeouts here,
-    // and is then not graded at all.
-    std::fs::write(
-        f.root().join("looper.ipynb"),
-        answered(
-            &released,
-            "let _ = std::process::Command::new(\"sleep\").arg(\"4322\").spawn();\nloop {}",
-        ),
-    )
-    .unwrap();
-    // One that asks for 3 GiB, past the cells' limit.
-    std::fs::write(
-        f.root().join("hog.ipynb"),
-        answered(
-            &released,
-            "let v = vec![1u8; 3 << 30];\nstd::hint::black_box(&v);\nvec![]",
-        ),
-    )
-    .unwrap();
-    let o = run(f
-        .cmd(&[
-            "grade",
-            "looper.ipynb",
-            "hog.ipynb",
-            "--source",
-            "notebooks/exercise.ipynb",
-            "--out",
-            "graded",
-            "--cell-timeout",
-            "60",
-            "--cell-memory",
-            "1G",
-        ])
-        .current_dir(f.root()));
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let csv = std::fs::read_to_string(f.root().join("graded/grades.csv")).unwrap();
-    assert_eq!(
-        csv,
-        "student_id,notebook,exercise,score,max_score,status\n\
-         hog,exercise,t-1,0,2,wrong\n\
-         looper,exercise,t-1,0,2,wrong\n"
-    );
-    let hog =
-        unescaped(&std::fs::read_to_string(f.root().join("graded/feedback/hog.html")).unwrap());
+    // a1's write went through, to its own view.
     assert!(
-        hog.contains("code cell 4, \"test-t-1\" needed more memory than the limit of 1.0 GiB, so it was stopped"),
-        "{hog}"
+        page("a1-plants").contains("planted: Ok(())"),
+        "{}",
+        page("a1-plants")
     );
-    let html =
-        unescaped(&std::fs::read_to_string(f.root().join("graded/feedback/looper.html")).unwrap());
+    // a8's writes to its working folder and to the build folder's config
+    // went through, to its own views, which no other run sees; the user's
+    // config folder is not in its view at all.
+    let a8 = page("a8-configures");
+    assert!(a8.contains("wrote evcxr.toml: Ok(())"), "{a8}");
+    for file in ["evcxr.toml", "init.evcxr", "prelude.rs"] {
+        assert!(a8.contains(&format!("/config/{file}: Ok(())")), "{a8}");
+    }
     assert!(
-        html.contains("code cell 4, \"test-t-1\" was still running after 60 s, the cell timeout, so it was stopped"),
-        "{html}"
+        a8.contains(&format!("wrote {}: Err(", home_config.display())),
+        "{a8}"
     );
+    // a9 ran to its end and found no grader to kill: the grade above was
+    // written, and ended with 0.
+    let a9 = page("a9-kills");
+    assert!(a9.contains("hunted the grader: 0 found"), "{a9}");
+    // The hidden tests' text (their rules) is on no page.
+    assert!(
+        !page("a3-reads").contains("grade::rule("),
+        "{}",
+        page("a3-reads")
+    );
+    // a4's forged results reached nobody, and a5's shadows, a6's words and
+    // a10's helper changed nothing: each answer, x < y unbounded, is judged
+    // for what it is, by the grader, against the teacher's reference.
+    for student in ["a4-forges", "a5-shadows", "a6-says-right", "a10-redefines"] {
+        let p = page(student);
+        assert!(
+            p.contains("which the reference rules out (it breaks the bounds)"),
+            "{student}: {p}"
+        );
+        assert!(!p.contains("Your solution cell failed"), "{student}: {p}");
+    }
+    // a7 looked through the whole build folder and found no hidden test:
+    // what earlier runs compiled there was removed before any run, and the
+    // reference run's own cells stayed in its own sandbox.
+    let a7 = page("a7-digs");
+    assert!(a7.contains("dug up 0 file(s)"), "{a7}");
     // Nothing outlives the run (the PID namespace ends with its process 1;
-    // this guards that, where the page above is what shows the timeout
-    // ended the child).
+    // this guards that, where the runaway's page above is what shows the
+    // timeout ended the child): no `sleep` of a2's or of the runaway's is
+    // left, and no shell of a2's that would rewrite the grades.
+    assert_nothing_running("sleep 4321");
     assert_nothing_running("sleep 4322");
+    assert_nothing_running("echo forged");
+    assert_eq!(std::fs::read_to_string(&grades).unwrap(), csv);
 }
 
 #[test]
@@ -600,272 +813,6 @@ fn ctrl_c_stops_grading_and_writes_nothing_and_a_submission_runs_in_a_folder_of_
     assert!(!found(&tmp, "stray.txt"));
 }
 
-/// A right answer to t-1 that first does `attack`.
-fn attacking(released: &str, attack: &str) -> String {
-    answered(
-        released,
-        &format!("{attack}\nvec![v[0].ge(1), v[1].le(3), v[0].lt(&v[1])]"),
-    )
-}
-
-#[test]
-fn attackers_and_honest_students_graded_in_one_run_change_nothing_but_their_own_feedback() {
-    let _g = lock();
-    let (f, released, class) = class_fixture();
-    let grades = f.root().join("graded/grades.csv");
-    let source = f.notebook(NOTEBOOK);
-    // The build folder every run of this machine uses.
-    let build = std::path::PathBuf::from(std::env::var_os("EVCXR_TMPDIR").expect(
-        "the suite runs with EVCXR_TMPDIR set (.ci/run sets it), so that its planted file is looked for where it would land",
-    ));
-    // The build folder's cargo config (puzzlebook writes one): a1 rewrites
-    // it with a rustc wrapper that fails every later compile.
-    let planted = build.join(".cargo/config.toml");
-    let config_before = std::fs::read(&planted).ok();
-    // The files evcxr reads its settings and start-up code from when an
-    // engine starts: `grade`'s engines read the build folder's `config`
-    // (EVCXR_CONFIG_DIR; every sandbox's view is of that one folder);
-    // evcxr on its own reads the user's config folder. a8 writes into each
-    // what no engine can start with.
-    let home_config = std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
-        .join(".config/evcxr/evcxr.toml");
-    let mut settings = vec![home_config.clone()];
-    for file in ["evcxr.toml", "init.evcxr", "prelude.rs"] {
-        settings.push(build.join("config").join(file));
-    }
-    let settings_before: Vec<Option<Vec<u8>>> =
-        settings.iter().map(|p| std::fs::read(p).ok()).collect();
-    let attacks = [
-        // A rustc wrapper planted where evcxr's cargo reads its config:
-        // every later compile in the build folder fails.
-        // It says whether the write went through, so that the test knows
-        // the attack ran: in its sandbox it lands in its own view.
-        (
-            "a1-plants",
-            format!(
-                "let d = {build:?};\nlet _ = std::fs::create_dir_all(format!(\"{{d}}/.cargo\"));\nlet planted = std::fs::write(format!(\"{{d}}/.cargo/config.toml\"), \"[build]\\nrustc-wrapper = \\\"/bin/false\\\"\\n\");\nprintln!(\"planted: {{planted:?}}\");",
-                build = build.display().to_string()
-            ),
-        ),
-        // A process in a session of its own that rewrites the grades once
-        // the grader is done, and one that holds the cell's pipes.
-        (
-            "a2-survives",
-            format!(
-                "let _ = std::process::Command::new(\"setsid\").args([\"sh\", \"-c\", \"sleep 4; echo forged > {}\"]).spawn();\nlet _ = std::process::Command::new(\"sleep\").arg(\"4321\").spawn();",
-                grades.display()
-            ),
-        ),
-        // The teacher's notebook, found from the grader's command line or
-        // known, and the course checkout's notebooks and reports, which
-        // hold every chapter's hidden tests, printed onto the page.
-        (
-            "a3-reads",
-            format!(
-                "for e in std::fs::read_dir(\"/proc\").unwrap().flatten() {{\n    let args: Vec<String> = std::fs::read(e.path().join(\"cmdline\")).unwrap_or_default().split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();\n    if let Some(i) = args.iter().position(|a| a == \"--source\") {{\n        let cwd = std::fs::read_link(e.path().join(\"cwd\")).unwrap_or_default();\n        println!(\"{{}}\", std::fs::read_to_string(cwd.join(&args[i + 1])).unwrap_or_default());\n    }}\n}}\nfor p in [{:?}, {:?}, {:?}] {{\n    println!(\"{{p}}: {{}}\", std::fs::read_to_string(p).unwrap_or_default());\n}}",
-                source.display().to_string(),
-                root_dir().join("notebooks/02-calculator-the-game.ipynb").display().to_string(),
-                root_dir().join("reports/02-calculator-the-game.org").display().to_string(),
-            ),
-        ),
-        // Hidden tests compiled in the build folder before (the teacher's
-        // `run` below): the cell crate's source and libraries, looked for
-        // in every file of the folder by the words of the hidden test's
-        // message, and printed onto the page.
-        (
-            "a7-digs",
-            format!(
-                "fn walk(d: &std::path::Path, needle: &[u8], out: &mut Vec<String>) {{\n    for e in std::fs::read_dir(d).into_iter().flatten().flatten() {{\n        let p = e.path();\n        let Ok(m) = std::fs::symlink_metadata(&p) else {{ continue }};\n        if m.is_dir() {{\n            walk(&p, needle, out);\n        }} else if m.is_file() && m.len() < (16 << 20) {{\n            let bytes = std::fs::read(&p).unwrap_or_default();\n            if bytes.windows(needle.len()).any(|w| w == needle) {{\n                out.push(format!(\"{{}}: {{}}\", p.display(), String::from_utf8_lossy(&bytes)));\n            }}\n        }}\n    }}\n}}\n// The hidden test's own words, spelt backwards here so that this\n// cell's own code is not found.\nlet needle: String = \"tey thgir ton si 1-t esicrexe\".chars().rev().collect();\nlet mut found = Vec::new();\nwalk(std::path::Path::new({build:?}), needle.as_bytes(), &mut found);\nprintln!(\"dug up {{}} file(s)\", found.len());\nfor f in &found {{\n    println!(\"{{f}}\");\n}}",
-                build = build.display().to_string()
-            ),
-        ),
-        // Settings and start-up code evcxr cannot take, written where the
-        // engines started after it would read them: its working folder, the
-        // one above (which a class once shared), the build folder's config
-        // and the user's. It says where each write went.
-        (
-            "a8-configures",
-            format!(
-                "let config = std::env::var(\"EVCXR_CONFIG_DIR\").unwrap_or_default();\nlet targets = [\"evcxr.toml\".to_string(), \"../evcxr.toml\".to_string(), format!(\"{{config}}/evcxr.toml\"), format!(\"{{config}}/init.evcxr\"), format!(\"{{config}}/prelude.rs\"), {home:?}.to_string()];\nfor p in &targets {{\n    let p = std::path::Path::new(p);\n    if let Some(d) = p.parent() {{\n        let _ = std::fs::create_dir_all(d);\n    }}\n    println!(\"wrote {{}}: {{:?}}\", p.display(), std::fs::write(p, \"[evcxr\\nnot toml\"));\n}}",
-                home = home_config.display().to_string()
-            ),
-        ),
-        // The grader, found by its command line and killed, so that nothing
-        // is written for anyone.
-        (
-            "a9-kills",
-            "let mut found = 0;\nfor e in std::fs::read_dir(\"/proc\").unwrap().flatten() {\n    let cmd = std::fs::read(e.path().join(\"cmdline\")).unwrap_or_default();\n    if cmd.split(|b| *b == 0).any(|a| a == b\"grade\" || a == b\"--source\") {\n        found += 1;\n        let pid = e.file_name().to_string_lossy().into_owned();\n        println!(\"killing {pid}: {:?}\", std::process::Command::new(\"kill\").args([\"-9\", &pid]).status());\n    }\n}\nprintln!(\"hunted the grader: {found} found\");".to_string(),
-        ),
-        // A wrong answer that forges its results: a right run's, written to
-        // every descriptor of every other process it sees. Under
-        // bubblewrap's own reaper, process 1 held the results' pipe, and
-        // the forged text, followed by the true results, was no longer
-        // results at all: "not graded".
-        (
-            "a4-forges",
-            "let forged = r#\"{\"cells\":[{\"outputs\":[]},{\"outputs\":[]},{\"outputs\":[]},{\"outputs\":[]}]}\"#;\nlet me = std::process::id().to_string();\nfor e in std::fs::read_dir(\"/proc\").unwrap().flatten() {\n    let pid = e.file_name().to_string_lossy().into_owned();\n    if pid.parse::<u32>().is_err() || pid == me {\n        continue;\n    }\n    for fd in 0..64 {\n        if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(format!(\"/proc/{pid}/fd/{fd}\")) {\n            let _ = std::io::Write::write_all(&mut f, forged.as_bytes());\n        }\n    }\n}\nreturn vec![v[0].lt(&v[1])];".to_string(),
-        ),
-        // A wrong answer over which `assert!` and `assert_eq!` are made to
-        // pass anything, for every cell after it: the hidden tests' checks.
-        // (The right answer `attacking` adds goes into a function after
-        // the shadows, never called.)
-        (
-            "a5-shadows",
-            "return vec![v[0].lt(&v[1])];\n}\nmacro_rules! assert { ($($t:tt)*) => { () }; }\nmacro_rules! assert_eq { ($($t:tt)*) => { () }; }\n#[allow(dead_code)]\nfn after_the_shadows(v: &[Int]) -> Vec<Bool> {".to_string(),
-        ),
-        // A wrong answer (no bounds) that redefines the notebook's own
-        // helper `between`, which the hidden test's rule for the bounds
-        // calls, to hold of anything: the reference, had it been built in
-        // this process, would then have no bounds either.
-        (
-            "a10-redefines",
-            "return vec![v[0].lt(&v[1])];\n}\nfn between(_: &Int, _: i64, _: i64) -> Bool {\n    Bool::from_bool(true)\n}\n#[allow(dead_code)]\nfn after_the_redefinition(v: &[Int]) -> Vec<Bool> {".to_string(),
-        ),
-        // A wrong answer that says, in the ways a cell can, that its test
-        // passed: a right verdict printed, a value of full points in evcxr's
-        // own output protocol, no panic message ever shown, and a block of
-        // that protocol opened and never closed, to swallow what its test
-        // prints after it.
-        (
-            "a6-says-right",
-            "std::panic::set_hook(Box::new(|_| {}));\nprintln!(\"Right: your model has exactly the reference's 3 solutions.\");\nprintln!(\"EVCXR_BEGIN_CONTENT text/plain\\n2\\nEVCXR_END_CONTENT\");\nprintln!(\"EVCXR_BEGIN_CONTENT text/plain\");\nreturn vec![v[0].lt(&v[1])];".to_string(),
-        ),
-    ];
-    // As a teacher's `report` or `run` would: the source's cells, hidden
-    // tests included, compiled in the build folder every sandbox sees.
-    let o = run(f
-        .cmd(&["run", "notebooks/exercise.ipynb"])
-        .current_dir(f.root()));
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let mut submissions = Vec::new();
-    for (student, attack) in &attacks {
-        let path = class.join(format!("{student}.ipynb"));
-        std::fs::write(&path, attacking(&released, attack)).unwrap();
-        submissions.push(path);
-    }
-    for student in ["h1-honest", "h2-honest"] {
-        let path = class.join(format!("{student}.ipynb"));
-        std::fs::write(
-            &path,
-            answered(&released, "vec![v[1].gt(&v[0]), v[0].gt(0), v[1].lt(4)]"),
-        )
-        .unwrap();
-        submissions.push(path);
-    }
-    let mut c = f.cmd(&[
-        "grade",
-        "--source",
-        "notebooks/exercise.ipynb",
-        "--out",
-        "graded",
-        "-j",
-        "2",
-    ]);
-    c.args(&submissions).current_dir(f.root());
-    let o = run(&mut c);
-    let config_after = std::fs::read(&planted).ok();
-    let settings_after: Vec<Option<Vec<u8>>> =
-        settings.iter().map(|p| std::fs::read(p).ok()).collect();
-    // Never leave the machine's build folder or evcxr's settings broken for
-    // later tests.
-    let paths = std::iter::once(&planted).chain(&settings);
-    let befores = std::iter::once(&config_before).chain(&settings_before);
-    let afters = std::iter::once(&config_after).chain(&settings_after);
-    for ((path, before), after) in paths.zip(befores).zip(afters) {
-        if after != before {
-            match before {
-                Some(bytes) => std::fs::write(path, bytes).unwrap(),
-                None => std::fs::remove_file(path).unwrap(),
-            }
-        }
-    }
-    let (out, err) = (text(&o.stdout), text(&o.stderr));
-    // Every submission is graded.
-    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
-    assert_eq!(
-        config_after,
-        config_before,
-        "a1 planted {} for every later run",
-        planted.display()
-    );
-    assert_eq!(
-        settings_after, settings_before,
-        "a8 wrote evcxr's settings for every later engine: {settings:?}"
-    );
-    let csv = std::fs::read_to_string(&grades).unwrap();
-    assert_eq!(
-        csv,
-        "student_id,notebook,exercise,score,max_score,status\n\
-         a1-plants,exercise,t-1,2,2,right\n\
-         a10-redefines,exercise,t-1,0,2,wrong\n\
-         a2-survives,exercise,t-1,2,2,right\n\
-         a3-reads,exercise,t-1,2,2,right\n\
-         a4-forges,exercise,t-1,0,2,wrong\n\
-         a5-shadows,exercise,t-1,0,2,wrong\n\
-         a6-says-right,exercise,t-1,0,2,wrong\n\
-         a7-digs,exercise,t-1,2,2,right\n\
-         a8-configures,exercise,t-1,2,2,right\n\
-         a9-kills,exercise,t-1,2,2,right\n\
-         h1-honest,exercise,t-1,2,2,right\n\
-         h2-honest,exercise,t-1,2,2,right\n",
-        "{err}"
-    );
-    let page = |s: &str| {
-        unescaped(
-            &std::fs::read_to_string(f.root().join(format!("graded/feedback/{s}.html"))).unwrap(),
-        )
-    };
-    // a1's write went through, to its own view.
-    assert!(
-        page("a1-plants").contains("planted: Ok(())"),
-        "{}",
-        page("a1-plants")
-    );
-    // a8's writes to its working folder and to the build folder's config
-    // went through, to its own views, which no other run sees; the user's
-    // config folder is not in its view at all.
-    let a8 = page("a8-configures");
-    assert!(a8.contains("wrote evcxr.toml: Ok(())"), "{a8}");
-    for file in ["evcxr.toml", "init.evcxr", "prelude.rs"] {
-        assert!(a8.contains(&format!("/config/{file}: Ok(())")), "{a8}");
-    }
-    assert!(
-        a8.contains(&format!("wrote {}: Err(", home_config.display())),
-        "{a8}"
-    );
-    // a9 ran to its end and found no grader to kill: the grade above was
-    // written, and ended with 0.
-    let a9 = page("a9-kills");
-    assert!(a9.contains("hunted the grader: 0 found"), "{a9}");
-    // The hidden tests' text (their rules) is on no page.
-    assert!(
-        !page("a3-reads").contains("grade::rule("),
-        "{}",
-        page("a3-reads")
-    );
-    // a4's forged results reached nobody, and a5's shadows, a6's words and
-    // a10's helper changed nothing: each answer, x < y unbounded, is judged
-    // for what it is, by the grader, against the teacher's reference.
-    for student in ["a4-forges", "a5-shadows", "a6-says-right", "a10-redefines"] {
-        let p = page(student);
-        assert!(
-            p.contains("which the reference rules out (it breaks the bounds)"),
-            "{student}: {p}"
-        );
-        assert!(!p.contains("Your solution cell failed"), "{student}: {p}");
-    }
-    // a7 looked through the whole build folder and found no hidden test:
-    // what earlier runs compiled there was removed before any run, and the
-    // reference run's own cells stayed in its own sandbox.
-    let a7 = page("a7-digs");
-    assert!(a7.contains("dug up 0 file(s)"), "{a7}");
-    // Nothing of a2's outlives the run: the grades stay as written, and no
-    // `sleep 4321` is left.
-    std::thread::sleep(std::time::Duration::from_secs(6));
-    assert_eq!(std::fs::read_to_string(&grades).unwrap(), csv);
-    assert_nothing_running("sleep 4321");
-}
-
 #[test]
 fn without_a_sandbox_grade_says_so_on_every_run() {
     let f = Fixture::new(&[NOTEBOOK]);
@@ -890,11 +837,10 @@ fn without_a_sandbox_grade_says_so_on_every_run() {
 
 #[test]
 fn without_bubblewrap_grade_refuses_and_names_the_way_out() {
-    // It takes the build folder before it looks for bubblewrap.
-    let _g = lock();
     let f = Fixture::new(&[NOTEBOOK]);
-    let released = release_fixture(&f);
-    std::fs::write(f.root().join("alice.ipynb"), answered(&released, "vec![]")).unwrap();
+    // A submission with the exercise: the teacher's notebook itself will
+    // do, for it is refused before any run.
+    std::fs::copy(f.notebook(NOTEBOOK), f.root().join("alice.ipynb")).unwrap();
     // A PATH with every tool the sandbox needs but bubblewrap.
     let bin = f.root().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
@@ -914,7 +860,10 @@ fn without_bubblewrap_grade_refuses_and_names_the_way_out() {
             "notebooks/exercise.ipynb",
         ])
         .current_dir(f.root())
-        .env("PATH", &bin));
+        .env("PATH", &bin)
+        // It takes a build folder before it looks for bubblewrap: one of
+        // its own, so that it need not wait for the shared one.
+        .env("EVCXR_TMPDIR", f.root().join("evcxr")));
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
@@ -932,7 +881,7 @@ fn without_bubblewrap_grade_refuses_and_names_the_way_out() {
 fn a_teacher_s_notebook_that_fails_its_own_test_stops_grade_and_writes_nothing() {
     let _g = lock();
     let f = Fixture::new(&[NOTEBOOK]);
-    let released = release_fixture(&f);
+    let released = released(&f);
     std::fs::write(f.root().join("alice.ipynb"), answered(&released, "vec![]")).unwrap();
     // The teacher's solution, mistyped: it panics, so the reference run
     // cannot hand a reference over, and no submission can be judged.
