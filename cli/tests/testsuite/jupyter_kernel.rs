@@ -375,7 +375,7 @@ fn seen_outputs(nb: &Value) -> Vec<Vec<String>> {
 /// notebook and org report are read) show the same, in the same order.
 #[test]
 fn displays_and_clears_show_the_same_in_jupyter_and_in_the_runner() {
-    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let name = "displays.ipynb";
     // What each cell shows, from its source: a table's cells are `<td>`s
     // (a number's with its alignment).
@@ -422,6 +422,9 @@ fn displays_and_clears_show_the_same_in_jupyter_and_in_the_runner() {
     let in_jupyter = coalesce_streams(&without_loading_notes(&read_json(&executed.join(name))));
     expect(&seen_outputs(&in_jupyter), "in Jupyter");
 
+    // The kernels are done: let the kernel tests go on while this one waits
+    // for the runner's build folder.
+    drop(turn);
     let _g = crate::common::lock();
     let f = crate::common::Fixture::new(&[name]);
     let o = f.cmd(&["report"]).output().unwrap();
