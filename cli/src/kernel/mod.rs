@@ -3,7 +3,7 @@
 //! from evcxr_jupyter 0.22.0, with one-line hooks into puzzlebook's
 //! additions beside it: [`extension`] (what the hooks call), [`loading`],
 //! [`output_ends`], [`locks`], [`replay`], [`cell_memory`], [`shown`] and
-//! [`wire`];
+//! [`wire`], [`gone_clients`] and [`recv_in_place`];
 //! the replies upstream does not give ([`requests`], [`is_complete`],
 //! [`history`]) and the spec's fields it leaves out ([`outgoing`]).
 
@@ -30,6 +30,7 @@ macro_rules! array {
 mod busy;
 pub mod cell_memory;
 mod extension;
+mod gone_clients;
 mod history;
 mod is_complete;
 pub(crate) mod jupyter;
@@ -37,6 +38,7 @@ mod loading;
 mod locks;
 mod outgoing;
 mod output_ends;
+mod recv_in_place;
 pub mod replay;
 mod requests;
 pub mod serve;

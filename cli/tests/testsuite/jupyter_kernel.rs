@@ -955,6 +955,40 @@ fn a_kernel_whose_client_was_killed_ends_and_so_does_its_cell_process() {
     }
 }
 
+/// jupyter_server replaces a tab's stale connection with a new one under the
+/// same session, which is the connection's ZeroMQ identity, often before the
+/// old one's replies have come. Eight tabs doing that for 20 seconds (some
+/// 4000 requests), and then a new client is still answered on shell and
+/// control. Before, a reply to a client that had gone ended the control loop
+/// and with it the whole server, which hung instead of exiting; and a
+/// disconnect seen inside a receive could hold the shell's worker for ever
+/// (`cli/src/kernel/gone_clients.rs`, `recv_in_place.rs`). Each failed every
+/// run of this test.
+#[test]
+fn the_kernel_keeps_answering_while_tabs_reconnect_under_their_sessions() {
+    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let jupyter = Jupyter::new();
+    let report = jupyter.dir.path().join("tabs.json");
+    let o = jupyter
+        .python("reconnecting_tabs.py")
+        .args(["puzzlebook", "8", "20"])
+        .arg(&report)
+        .output()
+        .expect("python runs");
+    ok(o, "cli/tests/kernel/reconnecting_tabs.py");
+    let r = read_json(&report);
+    assert!(
+        r["requests"].as_u64().unwrap() > 500,
+        "the tabs hardly ran: {r}"
+    );
+    assert_eq!(r["shell"], true, "the shell channel stopped answering: {r}");
+    assert_eq!(
+        r["control"], true,
+        "the control channel stopped answering: {r}"
+    );
+    assert_eq!(r["alive"], true, "{r}");
+}
+
 #[test]
 fn a_crash_loses_no_earlier_variable_and_a_question_mark_error_fails_its_cell() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());

@@ -103,7 +103,7 @@ impl<S: zeromq::Socket + zeromq::SocketRecv> Connection<S> {
         };
         let Some(group) = self.group.as_ref() else {
             // We're not in a group, so just do an ordinary read.
-            return socket.recv().await.map_err(|e| RecvError::Other(e.into()));
+            return crate::kernel::recv_in_place::polled_in_place(socket.recv()).await.map_err(|e| RecvError::Other(e.into())); // puzzlebook: zeromq's blocking wait inside a receive cannot starve the task it waits for.
         };
         tokio::select! {
             _ = group.token.cancelled() => {
@@ -112,7 +112,7 @@ impl<S: zeromq::Socket + zeromq::SocketRecv> Connection<S> {
                 }
                 Err(RecvError::ShutdownRequested)
             }
-            recv_result = socket.recv() => {
+            recv_result = crate::kernel::recv_in_place::polled_in_place(socket.recv()) => { // puzzlebook: as above.
                 recv_result.map_err(|e| RecvError::Other(e.into()))
             }
         }
@@ -126,7 +126,7 @@ impl<S: zeromq::SocketSend> Connection<S> {
             // shutdown.
             return Ok(());
         };
-        socket.send(message).await
+        crate::kernel::gone_clients::dropped_if_gone(socket.send(message).await) // puzzlebook: a message for a client that has gone is dropped, as libzmq drops it, not an error that ends the control and heartbeat loops.
     }
 }
 
