@@ -1,25 +1,47 @@
-//! A message for a client that has gone is dropped, as libzmq drops what a
-//! ROUTER cannot route, instead of failing the send: upstream's control and
-//! heartbeat loops return on a failed send, which ended the whole server
-//! when a client closed before its reply came, as jupyter_server does each
-//! time it replaces a browser tab's stale connection (the forked
-//! `Connection::send` calls this from a `puzzlebook:` hook).
+//! Clients that have gone, on the channels whose loops answer requests
+//! (heartbeat, shell and control, the connection group that shuts down
+//! together): a reply for one is dropped, as libzmq drops what a ROUTER
+//! cannot route, and a receive that failed only because one client's
+//! connection broke is made again. Upstream's control and heartbeat loops
+//! return on either failure, which ended the server, or its heartbeat, when
+//! a client closed before its reply came: jupyter_server does, each time it
+//! replaces a browser tab's stale connection. The forked `Connection` calls
+//! these from `puzzlebook:` hooks.
 
-use zeromq::{ZmqError, ZmqResult};
+use super::recv_in_place::polled_in_place;
+use zeromq::{SocketRecv, ZmqError, ZmqMessage, ZmqResult};
 
 /// `sent` (the result of a socket's send), with the failures that only mean
-/// that the addressee has gone made into success: the peer is unknown (it
-/// has disconnected), or its connection failed under the write. Any other
-/// failure, such as a message the socket cannot send at all, stays one.
-pub(crate) fn dropped_if_gone(sent: ZmqResult<()>) -> ZmqResult<()> {
+/// that the addressee has gone made into success when `answers_requests`.
+/// Elsewhere they stay failures: a cell's `input_request` on stdin whose
+/// client has gone gives up on its input, as upstream's does, instead of
+/// waiting for a reply nobody can send. Any other failure, such as a
+/// message the socket cannot send at all, stays one.
+pub(crate) fn dropped_if_gone(sent: ZmqResult<()>, answers_requests: bool) -> ZmqResult<()> {
     match sent {
-        Err(e) if addressee_gone(&e) => Ok(()),
+        Err(e) if answers_requests && peer_gone(&e) => Ok(()),
         other => other,
     }
 }
 
-/// Whether `e` says that the peer a message was for is not there any more.
-fn addressee_gone(e: &ZmqError) -> bool {
+/// The next message on `socket`, each poll made in place
+/// ([`polled_in_place`]); when `answers_requests`, past failures that only
+/// say one client's connection broke (zeromq's REP reports one such from
+/// its `recv`, after forgetting the peer).
+pub(crate) async fn receive<S: SocketRecv>(
+    socket: &mut S,
+    answers_requests: bool,
+) -> ZmqResult<ZmqMessage> {
+    loop {
+        match polled_in_place(socket.recv()).await {
+            Err(e) if answers_requests && peer_gone(&e) => continue,
+            other => return other,
+        }
+    }
+}
+
+/// Whether `e` says that the peer at the other end is not there any more.
+fn peer_gone(e: &ZmqError) -> bool {
     match e {
         // ROUTER: no peer under the identity the reply is addressed to.
         ZmqError::Other("Destination client not found by identity") => true,
@@ -28,31 +50,40 @@ fn addressee_gone(e: &ZmqError) -> bool {
             reason: "Client disconnected",
             ..
         } => true,
-        // The peer's connection broke under the write (a broken pipe or a
-        // reset): an I/O error, wrapped in the codec's error (whose type
-        // zeromq keeps private) or not.
-        ZmqError::Network(_) => true,
-        ZmqError::Codec(_) => {
-            let mut source = std::error::Error::source(e);
+        // The peer's connection broke under a read or a write: an I/O error
+        // of these kinds, wrapped in the codec's error (a type zeromq keeps
+        // private) or not.
+        _ => {
+            let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
             while let Some(s) = source {
-                if s.is::<std::io::Error>() {
-                    return true;
+                if let Some(io) = s.downcast_ref::<std::io::Error>() {
+                    return connection_broke(io.kind());
                 }
                 source = s.source();
             }
             false
         }
-        _ => false,
     }
+}
+
+fn connection_broke(kind: std::io::ErrorKind) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        kind,
+        BrokenPipe | ConnectionReset | ConnectionAborted | NotConnected | UnexpectedEof | WriteZero
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use zeromq::{Socket, SocketRecv, SocketSend, ZmqMessage};
+    use std::future::Future;
+    use std::pin::Pin;
+    use zeromq::{Socket, SocketSend};
 
     fn runtime() -> tokio::runtime::Runtime {
-        tokio::runtime::Builder::new_current_thread()
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
             .enable_all()
             .build()
             .unwrap()
@@ -65,7 +96,8 @@ mod tests {
     }
 
     /// A reply to a client that has disconnected fails the send, and is
-    /// dropped; the socket then serves the next client.
+    /// dropped on a channel that answers requests; the socket then serves
+    /// the next client.
     #[test]
     fn a_reply_to_a_client_that_has_gone_is_dropped_and_the_next_client_is_served() {
         runtime().block_on(async {
@@ -92,22 +124,22 @@ mod tests {
                 }
             }
             let e = failed.expect("a send to a client that has gone fails within 2 s");
-            let shown = e.to_string();
-            assert!(addressee_gone(&e), "not taken for a gone client: {shown}");
-            assert!(dropped_if_gone(Err(e)).is_ok());
+            assert!(peer_gone(&e), "not taken for a gone client: {e}");
+            assert!(dropped_if_gone(Err(e), true).is_ok());
             let unknown = router.send(addressed(b"never-connected", "reply")).await;
-            assert!(
-                matches!(&unknown, Err(e) if addressee_gone(e)),
-                "{unknown:?}"
-            );
-            assert!(dropped_if_gone(unknown).is_ok());
+            assert!(matches!(&unknown, Err(e) if peer_gone(e)), "{unknown:?}");
+            // On stdin, the cell's input request learns that nobody will answer.
+            let unknown = router.send(addressed(b"never-connected", "reply")).await;
+            assert!(dropped_if_gone(unknown, false).is_err());
+            let unknown = router.send(addressed(b"never-connected", "reply")).await;
+            assert!(dropped_if_gone(unknown, true).is_ok());
 
             let mut next = zeromq::DealerSocket::new();
             next.connect(&endpoint.to_string()).await.unwrap();
             next.send(ZmqMessage::from("again")).await.unwrap();
-            let request = router.recv().await.unwrap();
+            let request = receive(&mut router, true).await.unwrap();
             let identity = request.get(0).unwrap().to_vec();
-            dropped_if_gone(router.send(addressed(&identity, "answer")).await).unwrap();
+            dropped_if_gone(router.send(addressed(&identity, "answer")).await, true).unwrap();
             let reply = next.recv().await.unwrap();
             assert_eq!(reply.get(0).unwrap().as_ref(), b"answer");
         });
@@ -121,12 +153,53 @@ mod tests {
             router.bind("tcp://127.0.0.1:0").await.unwrap();
             // No identity frame: nothing to route by.
             let sent = router.send(ZmqMessage::from("alone")).await;
-            assert!(dropped_if_gone(sent).is_err());
+            assert!(dropped_if_gone(sent, true).is_err());
             let mut rep = zeromq::RepSocket::new();
             rep.bind("tcp://127.0.0.1:0").await.unwrap();
             // A reply with no request in progress.
             let sent = rep.send(ZmqMessage::from("pong")).await;
-            assert!(dropped_if_gone(sent).is_err());
+            assert!(dropped_if_gone(sent, true).is_err());
+            let refused = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+            assert!(!peer_gone(&ZmqError::Network(refused)));
+        });
+    }
+
+    /// A socket whose receives give, in turn, what `script` holds.
+    struct Scripted(Vec<ZmqResult<ZmqMessage>>);
+
+    impl SocketRecv for Scripted {
+        fn recv<'a, 'b>(
+            &'a mut self,
+        ) -> Pin<Box<dyn Future<Output = ZmqResult<ZmqMessage>> + Send + 'b>>
+        where
+            'a: 'b,
+            Self: 'b,
+        {
+            let next = self.0.remove(0);
+            Box::pin(async move { next })
+        }
+    }
+
+    fn reset() -> ZmqError {
+        ZmqError::Network(std::io::Error::from(std::io::ErrorKind::ConnectionReset))
+    }
+
+    /// A receive that failed because one client's connection was reset is
+    /// made again on the heartbeat, shell and control channels; any other
+    /// failure, or one on another channel, is returned.
+    #[test]
+    fn a_receive_past_a_broken_connection_gets_the_next_message() {
+        runtime().block_on(async {
+            let mut socket = Scripted(vec![Err(reset()), Err(reset()), Ok("ping".into())]);
+            let got = receive(&mut socket, true).await.unwrap();
+            assert_eq!(got.get(0).unwrap().as_ref(), b"ping");
+            let mut socket = Scripted(vec![Err(reset()), Ok("ping".into())]);
+            assert!(receive(&mut socket, false).await.is_err());
+            let mut socket = Scripted(vec![Err(ZmqError::NoMessage), Ok("ping".into())]);
+            assert!(matches!(
+                receive(&mut socket, true).await,
+                Err(ZmqError::NoMessage)
+            ));
         });
     }
 }

@@ -2,7 +2,7 @@
 //! server Jupyter starts ([`serve`]). `jupyter/` holds only the files forked
 //! from evcxr_jupyter 0.22.0, with one-line hooks into puzzlebook's
 //! additions beside it: [`extension`] (what the hooks call), [`loading`],
-//! [`output_ends`], [`locks`], [`replay`], [`cell_memory`], [`shown`] and
+//! [`output_ends`], [`locks`], [`replay`], [`cell_memory`], [`shown`],
 //! [`wire`], [`gone_clients`] and [`recv_in_place`];
 //! the replies upstream does not give ([`requests`], [`is_complete`],
 //! [`history`]) and the spec's fields it leaves out ([`outgoing`]).

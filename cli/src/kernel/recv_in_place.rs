@@ -7,7 +7,7 @@
 //! for itself for ever, and the shell channel with it (as a kernel under a
 //! JupyterLab that reconnected was seen to). `block_in_place` hands the
 //! worker's tasks to another thread for the length of each poll (the forked
-//! `Connection::recv` calls this from `puzzlebook:` hooks).
+//! `Connection::recv` calls this through [`super::gone_clients::receive`]).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -53,14 +53,13 @@ mod tests {
                 ran.send(()).unwrap();
             });
             tokio::task::yield_now().await;
-            let wake_and_wait = move || {
-                wake.send(()).unwrap();
-                has_run.recv().unwrap();
-            };
+            // The wake comes first, from this worker, as a reply's send
+            // releases zeromq's lock before the next receive blocks on it.
+            wake.send(()).unwrap();
             if in_place {
-                polled_in_place(Box::pin(async move { wake_and_wait() })).await;
+                polled_in_place(Box::pin(async move { has_run.recv().unwrap() })).await;
             } else {
-                wake_and_wait();
+                has_run.recv().unwrap();
             }
             done.send(()).unwrap();
         });

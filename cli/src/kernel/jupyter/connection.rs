@@ -103,7 +103,7 @@ impl<S: zeromq::Socket + zeromq::SocketRecv> Connection<S> {
         };
         let Some(group) = self.group.as_ref() else {
             // We're not in a group, so just do an ordinary read.
-            return crate::kernel::recv_in_place::polled_in_place(socket.recv()).await.map_err(|e| RecvError::Other(e.into())); // puzzlebook: zeromq's blocking wait inside a receive cannot starve the task it waits for.
+            return crate::kernel::gone_clients::receive(socket, false).await.map_err(|e| RecvError::Other(e.into())); // puzzlebook: each poll in place, so that zeromq's blocking wait inside it cannot starve the task it waits for.
         };
         tokio::select! {
             _ = group.token.cancelled() => {
@@ -112,7 +112,7 @@ impl<S: zeromq::Socket + zeromq::SocketRecv> Connection<S> {
                 }
                 Err(RecvError::ShutdownRequested)
             }
-            recv_result = crate::kernel::recv_in_place::polled_in_place(socket.recv()) => { // puzzlebook: as above.
+            recv_result = crate::kernel::gone_clients::receive(socket, true) => { // puzzlebook: as above, and past a client's broken connection.
                 recv_result.map_err(|e| RecvError::Other(e.into()))
             }
         }
@@ -126,7 +126,7 @@ impl<S: zeromq::SocketSend> Connection<S> {
             // shutdown.
             return Ok(());
         };
-        crate::kernel::gone_clients::dropped_if_gone(socket.send(message).await) // puzzlebook: a message for a client that has gone is dropped, as libzmq drops it, not an error that ends the control and heartbeat loops.
+        crate::kernel::gone_clients::dropped_if_gone(socket.send(message).await, self.group.is_some()) // puzzlebook: on heartbeat, shell and control, a reply for a client that has gone is dropped, as libzmq drops it, not an error that ends their loops.
     }
 }
 

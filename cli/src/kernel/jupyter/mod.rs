@@ -168,15 +168,15 @@ mod fork {
     }
 
     #[test]
-    fn control_file_is_upstream_s_and_connection_has_one_marked_hook() {
+    fn control_file_is_upstream_s_and_connection_has_three_marked_hooks() {
         let (base, ours) = (
             include_str!("upstream/control_file.rs.orig"),
             include_str!("control_file.rs"),
         );
         assert_eq!(changes(base, ours), (vec![], vec![]), "control_file.rs");
-        // `send` drops what is for a client that has gone
-        // ([`crate::kernel::gone_clients`]); `recv` polls each receive in
-        // place ([`crate::kernel::recv_in_place`]).
+        // `send` drops a reply for a client that has gone, and `recv`
+        // receives past one, each poll in place ([`crate::kernel::gone_clients`],
+        // [`crate::kernel::recv_in_place`]): one line each, and the select's.
         let (base, ours) = (
             include_str!("upstream/connection.rs.orig"),
             include_str!("connection.rs"),
