@@ -26,15 +26,22 @@ pub(crate) fn dropped_if_gone(sent: ZmqResult<()>, answers_requests: bool) -> Zm
 
 /// The next message on `socket`, each poll made in place
 /// ([`polled_in_place`]); when `answers_requests`, past failures that only
-/// say one client's connection broke (zeromq's REP reports one such from
-/// its `recv`, after forgetting the peer).
+/// say one client's connection broke. zeromq's REP reports such a failure
+/// from its `recv`, and keeps the broken stream in its queue, so that a
+/// frame cut off by the peer is reported again at every receive: between
+/// tries this waits 2 ms, then twice as long each time up to about a second,
+/// so that it never spins and a shutdown can cancel it.
 pub(crate) async fn receive<S: SocketRecv>(
     socket: &mut S,
     answers_requests: bool,
 ) -> ZmqResult<ZmqMessage> {
+    let mut broken = 0;
     loop {
         match polled_in_place(socket.recv()).await {
-            Err(e) if answers_requests && peer_gone(&e) => continue,
+            Err(e) if answers_requests && peer_gone(&e) => {
+                broken = (broken + 1).min(10);
+                tokio::time::sleep(std::time::Duration::from_millis(1 << broken)).await;
+            }
             other => return other,
         }
     }
@@ -164,8 +171,9 @@ mod tests {
         });
     }
 
-    /// A socket whose receives give, in turn, what `script` holds.
-    struct Scripted(Vec<ZmqResult<ZmqMessage>>);
+    /// A socket whose receives give, in turn, what its script holds, and
+    /// then fail as a reset connection; it counts them.
+    struct Scripted(Vec<ZmqResult<ZmqMessage>>, usize);
 
     impl SocketRecv for Scripted {
         fn recv<'a, 'b>(
@@ -175,7 +183,12 @@ mod tests {
             'a: 'b,
             Self: 'b,
         {
-            let next = self.0.remove(0);
+            self.1 += 1;
+            let next = if self.0.is_empty() {
+                Err(reset())
+            } else {
+                self.0.remove(0)
+            };
             Box::pin(async move { next })
         }
     }
@@ -190,16 +203,34 @@ mod tests {
     #[test]
     fn a_receive_past_a_broken_connection_gets_the_next_message() {
         runtime().block_on(async {
-            let mut socket = Scripted(vec![Err(reset()), Err(reset()), Ok("ping".into())]);
+            let mut socket = Scripted(vec![Err(reset()), Err(reset()), Ok("ping".into())], 0);
             let got = receive(&mut socket, true).await.unwrap();
             assert_eq!(got.get(0).unwrap().as_ref(), b"ping");
-            let mut socket = Scripted(vec![Err(reset()), Ok("ping".into())]);
+            let mut socket = Scripted(vec![Err(reset()), Ok("ping".into())], 0);
             assert!(receive(&mut socket, false).await.is_err());
-            let mut socket = Scripted(vec![Err(ZmqError::NoMessage), Ok("ping".into())]);
+            let mut socket = Scripted(vec![Err(ZmqError::NoMessage), Ok("ping".into())], 0);
             assert!(matches!(
                 receive(&mut socket, true).await,
                 Err(ZmqError::NoMessage)
             ));
+        });
+    }
+
+    /// A broken stream reported at every receive (zeromq's REP keeps it)
+    /// neither spins the thread nor blocks a shutdown: in a second, waits of
+    /// 2, 4, …, 512 ms leave room for ten tries, and the wait is cancelled.
+    #[test]
+    fn a_failure_reported_at_every_receive_is_tried_again_slowly_and_cancellably() {
+        runtime().block_on(async {
+            let mut socket = Scripted(vec![], 0);
+            let second = std::time::Duration::from_secs(1);
+            let waited = tokio::time::timeout(second, receive(&mut socket, true)).await;
+            assert!(waited.is_err(), "receive gave up or answered: {waited:?}");
+            assert!(
+                (3..=12).contains(&socket.1),
+                "{} tries in a second",
+                socket.1
+            );
         });
     }
 }
