@@ -12,7 +12,8 @@
 // that only this run's outputs count; Run > Run All Cells; wait until every
 // code cell has its execution count; then record, for each code cell, its
 // prompt and execution count, its error outputs (from the page and from the
-// notebook's model), and how many HTML tables and SVG images it shows, and
+// notebook's model), its outputs as the model holds them, and how many HTML
+// tables and SVG images it shows, and
 // take a screenshot; for a notebook that did not finish, also what its kernel
 // and the kernel's process were doing. In the first notebook, also ask for
 // completion in a new cell (Tab after `puzzlebook::tw`), whose text is not
@@ -135,6 +136,9 @@ async function runAll(page, name, problems) {
       // the kernel's loading notes say what it was waiting for.
       printed: c.model.outputs.toJSON().filter(o => o.output_type === 'stream')
         .map(o => Array.isArray(o.text) ? o.text.join('') : o.text).join('').slice(-600),
+      // Every output, as JupyterLab would save it, for the test to hold
+      // against the committed ones.
+      outputs: c.model.outputs.toJSON(),
     }));
   });
   if (model === null) {
@@ -146,6 +150,7 @@ async function runAll(page, name, problems) {
       c.errors.push(...model[i].errors);
       c.count = model[i].count;
       c.printed = model[i].printed;
+      c.outputs = model[i].outputs;
     });
   }
   const kernel = await kernelName();

@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};
 
+use serde_json::Value;
+
+use puzzlebook_cli::kernel::LOADING_NOTE;
 use puzzlebook_cli::runner::hash::library_files;
 
 /// The checkout: the library's folder, which holds `notebooks/` and `reports/`.
@@ -315,4 +318,111 @@ pub(crate) fn unescaped(html: &str) -> String {
         .replace("&quot;", "\"")
         .replace("&#39;", "'")
         .replace("&amp;", "&")
+}
+
+/// The JSON in the file at `p`.
+pub(crate) fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The kernel loads the crate in the background; a cell that arrives first
+/// waits, and says so on its standard error ([`LOADING_NOTE`]), which the
+/// runner never prints. `nb` without those lines (and without a stream that
+/// held nothing else).
+pub(crate) fn without_loading_notes(nb: &Value) -> Value {
+    let mut nb = nb.clone();
+    for cell in nb["cells"].as_array_mut().unwrap() {
+        let Some(outputs) = cell["outputs"].as_array_mut() else {
+            continue;
+        };
+        for o in outputs.iter_mut() {
+            if o["output_type"] == "stream" && o["name"] == "stderr" {
+                let text: String = joined(&o["text"])
+                    .split_inclusive('\n')
+                    .filter(|l| !l.starts_with(LOADING_NOTE))
+                    .collect();
+                o["text"] = Value::from(text);
+            }
+        }
+        outputs.retain(|o| !(o["output_type"] == "stream" && joined(&o["text"]).is_empty()));
+    }
+    nb
+}
+
+/// A kernel sends a cell's printed lines as many stream messages, which
+/// Jupyter shows as one: `nb` with each run of stream outputs of the same name
+/// joined into one (nbclient's `coalesce_streams`, which nbconvert leaves off).
+pub(crate) fn coalesce_streams(nb: &Value) -> Value {
+    let mut nb = nb.clone();
+    for cell in nb["cells"].as_array_mut().unwrap() {
+        let Some(outputs) = cell["outputs"].as_array_mut() else {
+            continue;
+        };
+        let mut joined_outputs: Vec<Value> = Vec::new();
+        for o in outputs.drain(..) {
+            if let Some(last) = joined_outputs.last_mut() {
+                if o["output_type"] == "stream"
+                    && last["output_type"] == "stream"
+                    && o["name"] == last["name"]
+                {
+                    let text = joined(&last["text"]) + &joined(&o["text"]);
+                    // As nbformat writes text: a list of lines.
+                    last["text"] = text.split_inclusive('\n').collect();
+                    continue;
+                }
+            }
+            joined_outputs.push(o);
+        }
+        *outputs = joined_outputs;
+    }
+    nb
+}
+
+/// Each code cell's id, execution count and outputs as pretty JSON, for a
+/// diff: every multiline string as a list of lines, as nbformat writes it,
+/// whoever wrote it (JupyterLab's model holds one string).
+pub(crate) fn outputs_text(nb: &Value) -> String {
+    let mut s = String::new();
+    for cell in nb["cells"].as_array().unwrap() {
+        if cell["cell_type"] == "code" {
+            s.push_str(&format!(
+                "== cell {} [{}]\n",
+                cell["id"], cell["execution_count"]
+            ));
+            let mut outputs = cell["outputs"].clone();
+            for o in outputs.as_array_mut().into_iter().flatten() {
+                if o.get("text").is_some() {
+                    o["text"] = as_lines(&o["text"]);
+                }
+                for v in o["data"]
+                    .as_object_mut()
+                    .into_iter()
+                    .flat_map(|d| d.values_mut())
+                {
+                    if v.is_string() || v.as_array().is_some_and(|a| a.iter().all(Value::is_string))
+                    {
+                        *v = as_lines(v);
+                    }
+                }
+            }
+            s.push_str(&serde_json::to_string_pretty(&outputs).unwrap());
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// A multiline string as nbformat's list of lines.
+fn as_lines(v: &Value) -> Value {
+    joined(v).split_inclusive('\n').collect()
+}
+
+/// A notebook's multiline string, stored as one string or a list of lines.
+pub(crate) fn joined(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(lines) => lines.iter().filter_map(Value::as_str).collect(),
+        other => panic!("not a multiline string: {other}"),
+    }
 }

@@ -1,8 +1,9 @@
 //! The Jupyter kernel: `puzzlebook kernel install`, then Jupyter's own tools
 //! (`jupyter nbconvert --execute` with its defaults, and nbclient, from
-//! cli/tests/kernel/requirements.txt) run every notebook against the installed
-//! kernel and must get the committed outputs; a user's plain evcxr `rust`
-//! kernel comes out of it unchanged.
+//! cli/tests/kernel/requirements.txt) run notebooks against the installed
+//! kernel: notebook 04's first cells must give the committed outputs (every
+//! chapter must in JupyterLab, jupyterlab.rs), and a user's plain evcxr
+//! `rust` kernel comes out of it unchanged.
 //!
 //! Outputs and execution counts are compared after two named rules. "Streams
 //! are joined" ([`coalesce_streams`]): a kernel sends a cell's printed lines
@@ -17,7 +18,8 @@
 //! named at once, and again when a later cell crashes on it.
 
 use crate::common::{
-    as_from_a_shell, cli_dir, install_kernel, ok, puzzlebook, python, root_dir, text, KERNEL,
+    as_from_a_shell, cli_dir, coalesce_streams, install_kernel, joined, ok, outputs_text,
+    puzzlebook, python, read_json, root_dir, text, without_loading_notes, KERNEL,
 };
 use puzzlebook_cli::engine::BuildDirLock;
 use puzzlebook_cli::kernel::LOADING_NOTE;
@@ -99,28 +101,23 @@ impl Jupyter {
     /// Runs notebooks as a user would from the shell, `jupyter nbconvert --to
     /// notebook --execute`, with nbconvert's defaults: the kernel the notebook
     /// names (the chapters name the puzzlebook kernel), 60 s to start it and
-    /// no limit per cell; returns the executed copies' folder.
-    fn nbconvert(&self, notebooks: &[PathBuf]) -> PathBuf {
-        self.nbconvert_in(None, "nbconvert", notebooks)
-    }
-
-    /// [`Jupyter::nbconvert`] with `cache` as the cache folder (the default
-    /// one if `None`), into the folder `out` of this world.
-    fn nbconvert_in(&self, cache: Option<&Path>, out: &str, notebooks: &[PathBuf]) -> PathBuf {
+    /// no limit per cell; with `cache` as the cache folder. Returns the
+    /// executed copies' folder, `out` in this world, and nbconvert's standard
+    /// error, which holds the kernel's (where cargo reports what it compiles).
+    fn nbconvert_in(&self, cache: &Path, out: &str, notebooks: &[PathBuf]) -> (PathBuf, String) {
         let out = self.dir.path().join(out);
         let mut c = self.in_this_world(Command::new(python().parent().unwrap().join("jupyter")));
-        if let Some(cache) = cache {
-            c.env("XDG_CACHE_HOME", cache);
-        }
         let o = c
+            .env("XDG_CACHE_HOME", cache)
             .args(["nbconvert", "--to", "notebook", "--execute"])
             .arg("--output-dir")
             .arg(&out)
             .args(notebooks)
             .output()
             .expect("jupyter nbconvert runs");
+        let stderr = text(&o.stderr);
         ok(o, "jupyter nbconvert --to notebook --execute");
-        out
+        (out, stderr)
     }
 
     /// Starts the kernel with jupyter_client and runs cli/tests/kernel/cold_start.py
@@ -194,89 +191,6 @@ impl Jupyter {
     }
 }
 
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap())
-        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
-/// The kernel loads the crate in the background; a cell that arrives first
-/// waits, and says so on its standard error ([`LOADING_NOTE`]), which the
-/// runner never prints. `nb` without those lines (and without a stream that
-/// held nothing else).
-fn without_loading_notes(nb: &Value) -> Value {
-    let mut nb = nb.clone();
-    for cell in nb["cells"].as_array_mut().unwrap() {
-        let Some(outputs) = cell["outputs"].as_array_mut() else {
-            continue;
-        };
-        for o in outputs.iter_mut() {
-            if o["output_type"] == "stream" && o["name"] == "stderr" {
-                let text: String = joined(&o["text"])
-                    .split_inclusive('\n')
-                    .filter(|l| !l.starts_with(LOADING_NOTE))
-                    .collect();
-                o["text"] = Value::from(text);
-            }
-        }
-        outputs.retain(|o| !(o["output_type"] == "stream" && joined(&o["text"]).is_empty()));
-    }
-    nb
-}
-
-/// A kernel sends a cell's printed lines as many stream messages, which
-/// Jupyter shows as one: `nb` with each run of stream outputs of the same name
-/// joined into one (nbclient's `coalesce_streams`, which nbconvert leaves off).
-fn coalesce_streams(nb: &Value) -> Value {
-    let mut nb = nb.clone();
-    for cell in nb["cells"].as_array_mut().unwrap() {
-        let Some(outputs) = cell["outputs"].as_array_mut() else {
-            continue;
-        };
-        let mut joined_outputs: Vec<Value> = Vec::new();
-        for o in outputs.drain(..) {
-            if let Some(last) = joined_outputs.last_mut() {
-                if o["output_type"] == "stream"
-                    && last["output_type"] == "stream"
-                    && o["name"] == last["name"]
-                {
-                    let text = joined(&last["text"]) + &joined(&o["text"]);
-                    // As nbformat writes text: a list of lines.
-                    last["text"] = text.split_inclusive('\n').collect();
-                    continue;
-                }
-            }
-            joined_outputs.push(o);
-        }
-        *outputs = joined_outputs;
-    }
-    nb
-}
-
-/// Each code cell's id, execution count and outputs as pretty JSON, for a diff.
-fn outputs_text(nb: &Value) -> String {
-    let mut s = String::new();
-    for cell in nb["cells"].as_array().unwrap() {
-        if cell["cell_type"] == "code" {
-            s.push_str(&format!(
-                "== cell {} [{}]\n",
-                cell["id"], cell["execution_count"]
-            ));
-            s.push_str(&serde_json::to_string_pretty(&cell["outputs"]).unwrap());
-            s.push('\n');
-        }
-    }
-    s
-}
-
-/// A notebook's multiline string, stored as one string or a list of lines.
-fn joined(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(lines) => lines.iter().filter_map(Value::as_str).collect(),
-        other => panic!("not a multiline string: {other}"),
-    }
-}
-
 fn all_outputs(nb: &Value) -> Vec<&Value> {
     nb["cells"]
         .as_array()
@@ -285,52 +199,6 @@ fn all_outputs(nb: &Value) -> Vec<&Value> {
         .filter(|c| c["cell_type"] == "code")
         .flat_map(|c| c["outputs"].as_array().unwrap())
         .collect()
-}
-
-#[test]
-fn every_notebook_gives_its_committed_outputs_under_nbconvert_with_its_defaults() {
-    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    let jupyter = Jupyter::new();
-    let mut notebooks: Vec<PathBuf> = std::fs::read_dir(root_dir().join("notebooks"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ipynb"))
-        .collect();
-    notebooks.sort();
-    assert_eq!(notebooks.len(), 4, "{notebooks:?}");
-    let executed = jupyter.nbconvert(&notebooks);
-
-    let mut tables = 0;
-    for nb in &notebooks {
-        let name = nb.file_name().unwrap();
-        let committed = read_json(nb);
-        let ran = coalesce_streams(&read_json(&executed.join(name)));
-        let (want, got) = (
-            outputs_text(&committed),
-            outputs_text(&without_loading_notes(&ran)),
-        );
-        if want != got {
-            let diff = similar::TextDiff::from_lines(&want, &got)
-                .unified_diff()
-                .context_radius(4)
-                .header("committed", "in Jupyter")
-                .to_string();
-            panic!("{} differs when run in Jupyter:\n{diff}", nb.display());
-        }
-        // Rich output: every result reads as text, and tables are HTML tables.
-        for o in all_outputs(&ran) {
-            if o["output_type"] == "execute_result" {
-                assert!(!joined(&o["data"]["text/plain"]).is_empty(), "{o}");
-                if o["data"].get("text/html").is_some() {
-                    let html = joined(&o["data"]["text/html"]);
-                    assert!(html.starts_with("<table>"), "{html}");
-                    tables += 1;
-                }
-            }
-        }
-    }
-    assert!(tables >= 4, "only {tables} HTML tables in the notebooks");
-    jupyter.assert_users_kernel_untouched();
 }
 
 /// Each code cell's outputs, reduced to what a reader sees: `text: …` for
@@ -694,12 +562,37 @@ fn install_builds_the_first_build_folder_and_later_kernels_start_from_it() {
     let manifest = std::fs::read_to_string(&manifest).unwrap();
     assert!(manifest.contains("\nopt-level = 0\n"), "{manifest}");
 
-    // A second kernel, while the first holds slot-0, gets slot-1 and starts
-    // from slot-0's build instead of building again.
+    // A second kernel, while the first holds slot-0 (a notebook left open),
+    // gets slot-1 and starts from slot-0's build instead of building again.
+    // It runs notebook 04's first cells, as a user would from the shell,
+    // under `jupyter nbconvert --execute` with nbconvert's defaults: the
+    // `:dep` line with the shared polars, then the cells through step 1,
+    // where a copied slot's polars library once failed to load. They must
+    // give the committed outputs (the whole chapter runs in JupyterLab,
+    // jupyterlab.rs).
     let slots = cache.join("puzzlebook/kernel");
     let _first = BuildDirLock::acquire(&slots.join("slot-0")).expect("slot-0 is free");
-    let (seen, stderr) = jupyter.start_kernel(&cache, "a second kernel");
-    assert_eq!(seen["after"]["result"], "42", "{seen:#}");
+    let committed = first_code_cells(
+        &read_json(&root_dir().join("notebooks/04-impossible-puzzle.ipynb")),
+        5,
+    );
+    assert!(
+        committed.to_string().contains("polars-dylib") && committed.to_string().contains("step-1"),
+        "{committed:#}"
+    );
+    let nb = jupyter.dir.path().join("04-impossible-puzzle.ipynb");
+    std::fs::write(
+        &nb,
+        committed.to_string().replace(
+            r#"path = \"..\""#,
+            &format!(
+                r#"path = \"{}\""#,
+                root_dir().canonicalize().unwrap().display()
+            ),
+        ),
+    )
+    .unwrap();
+    let (out, stderr) = jupyter.nbconvert_in(&cache, "second", std::slice::from_ref(&nb));
     assert!(
         stderr.contains(&format!(
             "puzzlebook: started {} from the build in {}",
@@ -709,6 +602,30 @@ fn install_builds_the_first_build_folder_and_later_kernels_start_from_it() {
         "{stderr}"
     );
     assert_compiled_no_dependency(&stderr);
+    assert!(puzzlebook_cli::engine::has_built_crate(
+        &slots.join("slot-1")
+    ));
+    let ran = coalesce_streams(&read_json(&out.join("04-impossible-puzzle.ipynb")));
+    assert_eq!(
+        outputs_text(&committed),
+        outputs_text(&without_loading_notes(&ran)),
+        "notebook 04 in a second kernel"
+    );
+    // Rich output as Jupyter keeps it: every result reads as text, and a
+    // table is an HTML table (step 1's is).
+    let mut tables = 0;
+    for o in all_outputs(&ran) {
+        if o["output_type"] == "execute_result" {
+            assert!(!joined(&o["data"]["text/plain"]).is_empty(), "{o}");
+            if o["data"].get("text/html").is_some() {
+                let html = joined(&o["data"]["text/html"]);
+                assert!(html.starts_with("<table>"), "{html}");
+                tables += 1;
+            }
+        }
+    }
+    assert!(tables >= 1, "no HTML table in {ran:#}");
+    jupyter.assert_users_kernel_untouched();
 }
 
 /// The `:dep` line of notebook 04's first code cell, as committed.
@@ -814,64 +731,6 @@ fn children(pid: u32) -> Vec<u32> {
         }
     }
     out
-}
-
-#[test]
-fn notebook_04_runs_in_a_second_kernel_while_another_notebook_is_open() {
-    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    let jupyter = Jupyter::new();
-    // A cache folder of its own, whose first slot starts as a copy of a
-    // built one (if this machine has one), so the second kernel's slot is
-    // new, as on a machine that never opened two notebooks at once.
-    let cache = jupyter.dir.path().join("cache");
-    let slots = cache.join("puzzlebook/kernel");
-    if let Some(warm) = warm_slot() {
-        assert!(puzzlebook_cli::engine::copy_build(
-            &warm,
-            &slots.join("slot-0")
-        ));
-    }
-    // The first notebook's kernel holds slot-0 ...
-    let (mut first, _) = jupyter.hold_kernel(Some(&cache));
-    // ... and notebook 04, opened meanwhile, runs in slot-1, which its kernel
-    // fills from slot-0 while it already answers Jupyter. Its start is
-    // enough: the `:dep` line with the shared polars, then the cells through
-    // step 1, where a copied slot's polars library once failed to load; the
-    // rest runs in slot-0 under the nbconvert test.
-    // (If it fails, the first kernel's script reads the end of its input as
-    // this test unwinds, and shuts its kernel down.)
-    let committed = first_code_cells(
-        &read_json(&root_dir().join("notebooks/04-impossible-puzzle.ipynb")),
-        5,
-    );
-    assert!(
-        committed.to_string().contains("polars-dylib") && committed.to_string().contains("step-1"),
-        "{committed:#}"
-    );
-    let nb = jupyter.dir.path().join("04-impossible-puzzle.ipynb");
-    std::fs::write(
-        &nb,
-        committed.to_string().replace(
-            r#"path = \"..\""#,
-            &format!(
-                r#"path = \"{}\""#,
-                root_dir().canonicalize().unwrap().display()
-            ),
-        ),
-    )
-    .unwrap();
-    let out = jupyter.nbconvert_in(Some(&cache), "second", std::slice::from_ref(&nb));
-    drop(first.stdin.take());
-    let _ = first.wait();
-    assert!(puzzlebook_cli::engine::has_built_crate(
-        &slots.join("slot-1")
-    ));
-    let ran = coalesce_streams(&read_json(&out.join("04-impossible-puzzle.ipynb")));
-    assert_eq!(
-        outputs_text(&committed),
-        outputs_text(&without_loading_notes(&ran)),
-        "notebook 04 in a second kernel"
-    );
 }
 
 /// A slot of the default kernel cache whose crate is built, if any.

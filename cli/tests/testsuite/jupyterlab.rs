@@ -5,13 +5,16 @@
 //! cli/tests/jupyterlab/), opens each chapter, clears the outputs and runs
 //! all cells from the menus. Each chapter must open on the puzzlebook kernel
 //! without JupyterLab asking which kernel, every code cell must have run,
-//! none may show an error, each result that is a table must show as an HTML
-//! table and each figure as SVG, and Tab after `puzzlebook::tw` in a new cell
-//! must offer `twenty_four`. Nothing may be written into the checkout.
+//! none may show an error, each cell's outputs must be the committed ones
+//! (as under nbconvert, jupyter_kernel.rs), each result that is a table must
+//! show as an HTML table and each figure as SVG, and Tab after
+//! `puzzlebook::tw` in a new cell must offer `twenty_four`. Nothing may be
+//! written into the checkout.
 //! Screenshots go to the target folder, not into git.
 
 use crate::common::{
-    as_from_a_shell, cli_dir, expected_cells, install_kernel, ok, root_dir, KERNEL,
+    as_from_a_shell, cli_dir, coalesce_streams, expected_cells, install_kernel, ok, outputs_text,
+    read_json, root_dir, without_loading_notes, KERNEL,
 };
 
 use std::collections::BTreeMap;
@@ -258,6 +261,35 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
             }
             if want.figure && cell["svgs"].as_u64().unwrap_or(0) == 0 {
                 problems.push(format!("{at}: its figure is no SVG"));
+            }
+        }
+        // What the cells show is what the runner committed, after the same
+        // two rules as under nbconvert (jupyter_kernel.rs): streams joined,
+        // and the kernel's notes while the crate loads left out.
+        let committed = read_json(&notebooks.join(name));
+        let code = committed["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["cell_type"] == "code");
+        let shown = serde_json::json!({
+            "cells": code.zip(&cells).map(|(c, seen)| serde_json::json!({
+                "cell_type": "code",
+                "id": c["id"],
+                "execution_count": seen["count"],
+                "outputs": seen["outputs"],
+            })).collect::<Vec<_>>()
+        });
+        if cells.iter().all(|c| c["outputs"].is_array()) {
+            let want = outputs_text(&committed);
+            let got = outputs_text(&without_loading_notes(&coalesce_streams(&shown)));
+            if want != got {
+                let diff = similar::TextDiff::from_lines(&want, &got)
+                    .unified_diff()
+                    .context_radius(4)
+                    .header("committed", "in JupyterLab")
+                    .to_string();
+                problems.push(format!("{name}: the outputs differ:\n{diff}"));
             }
         }
         for p in nb["problems"].as_array().into_iter().flatten() {

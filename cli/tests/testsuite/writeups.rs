@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use crate::common::root_dir;
+use crate::common::{joined, root_dir};
 use serde_json::Value;
 
 pub(crate) fn report(name: &str) -> String {
@@ -677,14 +677,6 @@ fn notebooks() -> Vec<PathBuf> {
     v.sort();
     assert_eq!(v.len(), 4);
     v
-}
-
-fn joined(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
-        _ => String::new(),
-    }
 }
 
 #[test]
