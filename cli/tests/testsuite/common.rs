@@ -395,11 +395,10 @@ pub(crate) fn outputs_text(nb: &Value) -> String {
                 if o.get("text").is_some() {
                     o["text"] = as_lines(&o["text"]);
                 }
-                for v in o["data"]
-                    .as_object_mut()
-                    .into_iter()
-                    .flat_map(|d| d.values_mut())
-                {
+                // Text only: a JSON type's value is JSON, which nbformat
+                // keeps as it is.
+                let data = o["data"].as_object_mut().into_iter().flatten();
+                for (_, v) in data.filter(|(mime, _)| !mime.contains("json")) {
                     if v.is_string() || v.as_array().is_some_and(|a| a.iter().all(Value::is_string))
                     {
                         *v = as_lines(v);
@@ -422,7 +421,13 @@ fn as_lines(v: &Value) -> Value {
 pub(crate) fn joined(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        Value::Array(lines) => lines.iter().filter_map(Value::as_str).collect(),
+        Value::Array(lines) => lines
+            .iter()
+            .map(|l| {
+                l.as_str()
+                    .unwrap_or_else(|| panic!("not a line of text: {l}"))
+            })
+            .collect(),
         other => panic!("not a multiline string: {other}"),
     }
 }

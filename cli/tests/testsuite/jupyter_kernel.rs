@@ -21,7 +21,6 @@ use crate::common::{
     as_from_a_shell, cli_dir, coalesce_streams, install_kernel, joined, ok, outputs_text,
     puzzlebook, python, read_json, root_dir, text, without_loading_notes, KERNEL,
 };
-use puzzlebook_cli::engine::BuildDirLock;
 use puzzlebook_cli::kernel::LOADING_NOTE;
 use puzzlebook_cli::notebook::io::load_notebook;
 
@@ -562,16 +561,19 @@ fn install_builds_the_first_build_folder_and_later_kernels_start_from_it() {
     let manifest = std::fs::read_to_string(&manifest).unwrap();
     assert!(manifest.contains("\nopt-level = 0\n"), "{manifest}");
 
-    // A second kernel, while the first holds slot-0 (a notebook left open),
-    // gets slot-1 and starts from slot-0's build instead of building again.
+    // A second kernel, while a first one holds slot-0 (a notebook left
+    // open), gets slot-1 and starts from slot-0's build instead of building
+    // again.
     // It runs notebook 04's first cells, as a user would from the shell,
     // under `jupyter nbconvert --execute` with nbconvert's defaults: the
     // `:dep` line with the shared polars, then the cells through step 1,
     // where a copied slot's polars library once failed to load. They must
     // give the committed outputs (the whole chapter runs in JupyterLab,
     // jupyterlab.rs).
+    // (If this test fails, the first kernel's script reads the end of its
+    // input as the test unwinds, and shuts its kernel down.)
     let slots = cache.join("puzzlebook/kernel");
-    let _first = BuildDirLock::acquire(&slots.join("slot-0")).expect("slot-0 is free");
+    let (mut first, _) = jupyter.hold_kernel(Some(&cache));
     let committed = first_code_cells(
         &read_json(&root_dir().join("notebooks/04-impossible-puzzle.ipynb")),
         5,
@@ -593,6 +595,8 @@ fn install_builds_the_first_build_folder_and_later_kernels_start_from_it() {
     )
     .unwrap();
     let (out, stderr) = jupyter.nbconvert_in(&cache, "second", std::slice::from_ref(&nb));
+    drop(first.stdin.take());
+    let _ = first.wait();
     assert!(
         stderr.contains(&format!(
             "puzzlebook: started {} from the build in {}",

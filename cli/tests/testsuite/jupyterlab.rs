@@ -13,8 +13,8 @@
 //! Screenshots go to the target folder, not into git.
 
 use crate::common::{
-    as_from_a_shell, cli_dir, coalesce_streams, expected_cells, install_kernel, ok, outputs_text,
-    read_json, root_dir, without_loading_notes, KERNEL,
+    as_from_a_shell, cli_dir, coalesce_streams, expected_cells, install_kernel, joined, ok,
+    outputs_text, read_json, root_dir, without_loading_notes, KERNEL,
 };
 
 use std::collections::BTreeMap;
@@ -205,6 +205,7 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
     let seen: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
 
     let mut problems = Vec::new();
+    let mut tables = 0;
     for name in &names {
         let nb = &seen["notebooks"][name];
         let expected = expected_cells(&notebooks.join(name));
@@ -233,6 +234,10 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
             } else if !process.is_null() {
                 eprintln!("{name}: the kernel's process: {process}");
             }
+        }
+        // What the driver saw go wrong, such as a model it could not read.
+        for p in nb["problems"].as_array().into_iter().flatten() {
+            problems.push(format!("{name}: {p}"));
         }
         if cells.len() != expected.len() {
             problems.push(format!(
@@ -291,9 +296,30 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
                     .to_string();
                 problems.push(format!("{name}: the outputs differ:\n{diff}"));
             }
+        } else {
+            problems.push(format!(
+                "{name}: JupyterLab's model gave no outputs to compare"
+            ));
         }
-        for p in nb["problems"].as_array().into_iter().flatten() {
-            problems.push(format!("{name}: {p}"));
+        // Rich output as JupyterLab keeps it: every result reads as text,
+        // and a table is an HTML table.
+        for o in cells
+            .iter()
+            .flat_map(|c| c["outputs"].as_array().into_iter().flatten())
+            .filter(|o| o["output_type"] == "execute_result")
+        {
+            let plain = &o["data"]["text/plain"];
+            if plain.is_null() || joined(plain).is_empty() {
+                problems.push(format!("{name}: a result without plain text: {o}"));
+            }
+            if o["data"].get("text/html").is_some() {
+                let html = joined(&o["data"]["text/html"]);
+                if html.starts_with("<table>") {
+                    tables += 1;
+                } else {
+                    problems.push(format!("{name}: an HTML result that is no table: {html}"));
+                }
+            }
         }
         eprintln!(
             "JupyterLab: {name}: kernel connected {:.1} s and Run All clicked {:.1} s after opening, \
@@ -304,6 +330,11 @@ fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
             nb["seconds"].as_f64().unwrap_or(0.0),
             nb["screenshot"].as_str().unwrap_or("")
         );
+    }
+    // The chapters show their tables as tables (the committed outputs could
+    // have lost them all, and would still agree with the page).
+    if tables < 4 {
+        problems.push(format!("only {tables} HTML tables in the four chapters"));
     }
     // Completion in the editor: Tab after `puzzlebook::tw` offers the
     // chapter's module, and taking it completes the path.
