@@ -61,6 +61,11 @@ fn parse() -> Cli {
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
+/// jemalloc for every allocation of the process, C libraries' too (the
+/// crate's unprefixed build defines `malloc` itself).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     // evcxr runs cells in a child process started from this binary: ours
     // first gets its memory limit and marks `?` errors, then evcxr takes over.
