@@ -128,7 +128,9 @@ pub fn hook() {
 /// Limits the data this process may map (`RLIMIT_DATA`: the heap and
 /// private writable mappings, where a cell's values live) to `bytes`. An
 /// allocation past it fails, and Rust then aborts with "memory allocation of
-/// N bytes failed"; the runner and the kernel name the limit.
+/// N bytes failed"; the runner and the kernel name the limit. The allocator
+/// is jemalloc, which keeps freed memory mapped for reuse, so the limit
+/// bounds the most the process has held, not what it holds now.
 fn limit_memory(bytes: u64) {
     let limit = libc::rlimit {
         rlim_cur: bytes,

@@ -554,3 +554,42 @@ fn version_names_the_libz3_the_command_loaded() {
     let short = stdout(&puzzlebook(&["-V"]));
     assert_eq!(short.trim_end(), lines[0]);
 }
+
+/// The command allocates with jemalloc in its unprefixed build, which
+/// defines the C allocator's functions in the executable, so that libz3 and
+/// the cells' libraries loaded into its cell process allocate with it too,
+/// and a block is always freed by the allocator that gave it. That holds
+/// only while the executable exports the whole family: a change of the
+/// crate's features, or of how it is linked, would drop them silently.
+#[test]
+fn the_command_exports_the_c_allocator_for_the_libraries_it_loads() {
+    let o = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(env!("CARGO_BIN_EXE_puzzlebook"))
+        .output()
+        .expect("nm runs (binutils, which linking needs)");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let defined: Vec<&str> = out
+        .lines()
+        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
+            [_, "T" | "W" | "i", name] => Some(name),
+            _ => None,
+        })
+        .collect();
+    for name in [
+        "malloc",
+        "calloc",
+        "realloc",
+        "free",
+        "posix_memalign",
+        "aligned_alloc",
+        "memalign",
+        "malloc_usable_size",
+    ] {
+        assert!(
+            defined.contains(&name),
+            "the command does not define {name} for the libraries it loads:\n{out}"
+        );
+    }
+}
