@@ -1,5 +1,6 @@
 //! A student's feedback page, in the book's HTML style: each exercise with
-//! its points, the student's solution and what the tests said.
+//! its points, the student's solution, what the tests said and its
+//! answer sheets drawn.
 
 use std::fmt::Write as _;
 
@@ -7,7 +8,7 @@ use puzzlebook::table::html_escape;
 
 use crate::course::gradebook::{number, Graded};
 use crate::render::highlight;
-use crate::render::html::document;
+use crate::render::html::{document, figure};
 
 /// The feedback page for `graded`, a submission of the chapter `title`.
 pub fn page(title: &str, graded: &Graded) -> String {
@@ -68,6 +69,9 @@ pub fn page(title: &str, graded: &Graded) -> String {
                         html_escape(m.feedback.trim_end())
                     );
                 }
+                for f in graded.sheets.get(&m.exercise).into_iter().flatten() {
+                    body.push_str(&figure(f.svg(), f.title()));
+                }
                 body.push_str("</section>\n");
             }
         }
@@ -99,6 +103,10 @@ mod tests {
             }]),
             changed: vec!["the locked cell 09-1-test was edited".into()],
             answers: BTreeMap::from([("09-1".to_string(), "fn f() {}".to_string())]),
+            sheets: BTreeMap::from([(
+                "09-1".to_string(),
+                vec![puzzlebook::figure::bars("x<y", &[("won".into(), 1)]).unwrap()],
+            )]),
         };
         let html = page("Nine", &graded);
         assert!(html.contains("<h1>Nine: feedback for alice</h1>"), "{html}");
@@ -108,6 +116,17 @@ mod tests {
         assert!(html.contains("Not yet: your model allows x&lt;y"));
         assert!(html.contains("<li>the locked cell 09-1-test was edited</li>"));
         assert!(html.contains("Your solution"));
+        // The exercise's figure, in its section, after what the tests said.
+        let section = html
+            .split("<section class=\"cell\" id=\"09-1\">")
+            .nth(1)
+            .unwrap();
+        let said = section.find("What the tests said").unwrap();
+        let drawn = section
+            .find("<figure class=\"figure\">\n<svg")
+            .expect("the figure");
+        assert!(said < drawn, "{section}");
+        assert!(section.contains("<figcaption>x&lt;y</figcaption>\n</figure>\n</section>"));
     }
 
     #[test]
@@ -118,6 +137,7 @@ mod tests {
             marks: Err("bob.ipynb is not a usable notebook: not valid JSON".into()),
             changed: vec![],
             answers: BTreeMap::new(),
+            sheets: BTreeMap::new(),
         };
         let html = page("Nine", &graded);
         assert!(html.contains("Not graded"));

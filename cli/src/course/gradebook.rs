@@ -19,6 +19,9 @@ pub struct Graded {
     pub changed: Vec<String>,
     /// Each exercise's solution cell as the student wrote it.
     pub answers: BTreeMap<String, String>,
+    /// Each exercise's witnesses drawn as answer sheets, for an exercise
+    /// whose values are letters ([`crate::course::sheets`]).
+    pub sheets: BTreeMap<String, Vec<puzzlebook::figure::Figure>>,
 }
 
 /// `grades.csv`: `student_id,notebook,exercise,score,max_score,status`, one
@@ -187,6 +190,7 @@ mod tests {
                 ]),
                 changed: vec!["the locked cell 09-1-test was edited".into()],
                 answers: BTreeMap::new(),
+                sheets: BTreeMap::new(),
             },
             Graded {
                 student: "=cmd".into(),
@@ -194,6 +198,7 @@ mod tests {
                 marks: Err("not valid JSON".into()),
                 changed: vec![],
                 answers: BTreeMap::new(),
+                sheets: BTreeMap::new(),
             },
         ]
     }
@@ -248,6 +253,7 @@ mod tests {
             ]),
             changed: vec![],
             answers: BTreeMap::new(),
+            sheets: BTreeMap::new(),
         }];
         assert_eq!(
             csv("09-x", &exercises(), &class),

@@ -21,6 +21,7 @@ use super::sandboxed::{HandedOver, Ran};
 use super::{judging, sandbox, sandboxed, RunnerError};
 use crate::course::gradebook::{self, Graded};
 use crate::course::scoring;
+use crate::course::sheets;
 use crate::course::submission::{self, Source};
 use crate::course::{feedback, submission::Assembled};
 use crate::engine::{self, BuildDirLock, EngineError};
@@ -151,6 +152,7 @@ pub fn grade(project: &Project, g: &Grading) -> Result<Outcome, RunnerError> {
                 marks: Err(why),
                 changed: Vec::new(),
                 answers: BTreeMap::new(),
+                sheets: BTreeMap::new(),
             }),
         }
     }
@@ -366,12 +368,22 @@ fn run_and_score(
     };
     let mut class = Vec::new();
     for (i, r) in ready.iter().enumerate() {
+        let mut drawn = BTreeMap::new();
         let marks = match ran.remove(&i) {
             Some(Ok(_)) if engine::interrupted() => return Err(RunnerError::Interrupted),
             Some(Ok(run)) => {
                 let scratch = folder.path().join("judging").join(i.to_string());
                 let judged = judge_all(&references, &run.handed, &scratch);
                 let _ = std::fs::remove_dir_all(&scratch);
+                for (id, judgement) in &judged {
+                    let figures = references
+                        .get(id)
+                        .map(|r| sheets::drawn(&r.exercise, judgement))
+                        .unwrap_or_default();
+                    if !figures.is_empty() {
+                        drawn.insert(id.clone(), figures);
+                    }
+                }
                 Ok(scoring::score(&source.exercises, &run.cells, &judged))
             }
             Some(Err(why)) => Err(why),
@@ -395,6 +407,7 @@ fn run_and_score(
                 }))
                 .collect(),
             answers: answers(source, &r.assembled.nb),
+            sheets: drawn,
         });
     }
     Ok(class)

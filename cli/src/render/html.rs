@@ -99,6 +99,15 @@ fn nav(book: &Book, chapter: &Chapter) -> String {
     )
 }
 
+/// An SVG figure inline, with its caption (escaped here), and a newline.
+pub fn figure(svg: &str, caption: &str) -> String {
+    format!(
+        "<figure class=\"figure\">\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
+        svg.trim_end(),
+        html_escape(caption)
+    )
+}
+
 /// A code cell's outputs as HTML, in order: printed text, and each display
 /// and the value as a table, an inline figure, or text.
 fn outputs_html(outputs: &[Output]) -> String {
@@ -122,12 +131,7 @@ fn outputs_html(outputs: &[Output]) -> String {
                                 .trim_end_matches(']')
                         })
                         .unwrap_or_default();
-                    let _ = writeln!(
-                        out,
-                        "<figure class=\"figure\">\n{}\n<figcaption>{}</figcaption>\n</figure>",
-                        svg.trim_end(),
-                        html_escape(caption)
-                    );
+                    out.push_str(&figure(svg, caption));
                 } else if let Some(table) = data.get("text/html") {
                     let _ = writeln!(out, "<div class=\"table\">\n{}</div>", table);
                 } else if let Some(text) = data.get("text/plain") {

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::common::{assert_nothing_running, files, root_dir, text, unescaped};
+use crate::common::{assert_nothing_running, files, joined, root_dir, text, unescaped};
 use crate::common::{lock, run, Fixture};
 use crate::exercises::{
     release_fixture, released_with_answer, right_answers, solution_of, wrong_answers, WrongAnswer,
@@ -745,6 +745,11 @@ fn every_chapter_grades_wrong_answers_by_their_right_parts_with_witnesses() {
                         !section.contains("Not yet"),
                         "{stem} {exercise}:\n{section}"
                     );
+                    // Nor a sheet: only a witness is drawn.
+                    assert!(
+                        !section.contains("<figure"),
+                        "{stem} {exercise}:\n{section}"
+                    );
                 }
             }
             // Each witness is in its own exercise's section of the page.
@@ -758,6 +763,20 @@ fn every_chapter_grades_wrong_answers_by_their_right_parts_with_witnesses() {
                         a.exercise
                     );
                 }
+                // The witnesses are drawn as answer sheets where the
+                // exercise shows its values as letters, as its test cell
+                // says, and nowhere else.
+                let test_id = format!("{}-test", a.exercise);
+                let letters = nb["cells"].as_array().unwrap().iter().any(|c| {
+                    c["metadata"]["nbgrader"]["grade_id"].as_str() == Some(test_id.as_str())
+                        && joined(&c["source"]).contains(".shown_as_letters(")
+                });
+                assert_eq!(
+                    section.contains("<figure class=\"figure\">\n<svg"),
+                    letters,
+                    "{stem} {}: a sheet drawn only for letters, in\n{section}",
+                    a.exercise
+                );
             }
         }
     }
