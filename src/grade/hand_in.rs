@@ -40,8 +40,8 @@ use std::path::PathBuf;
 use z3::ast::{Bool, Int};
 
 use super::handed::{
-    self, Expected, Handed, HandedIn, Interface, Mistake, Part, Reference, RuleText, Scoring,
-    HAND_IN_VAR, REFERENCE_VAR,
+    self, Expected, Handed, HandedIn, Interface, Mistake, NoteText, Part, Reference, RuleText,
+    Scoring, HAND_IN_VAR, REFERENCE_VAR,
 };
 use super::hint::{with_hint, Given};
 use super::{compare_built, compare_sets, Exercise, Rule, Verdict};
@@ -338,6 +338,14 @@ impl Answer {
                 .map(|r| RuleText {
                     name: r.name.clone(),
                     smtlib: smtlib::write(std::slice::from_ref(&r.holds)),
+                    notes: r
+                        .notes
+                        .iter()
+                        .map(|n| NoteText {
+                            text: n.text.clone(),
+                            smtlib: smtlib::write(std::slice::from_ref(&n.holds)),
+                        })
+                        .collect(),
                 })
                 .collect(),
         });

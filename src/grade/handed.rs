@@ -155,6 +155,19 @@ pub struct RuleText {
     pub name: String,
     /// Its constraint, as [`crate::smtlib::write`] prints it.
     pub smtlib: String,
+    /// Its notes ([`crate::grade::Rule::noting`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<NoteText>,
+}
+
+/// A rule's note as text: the statement and its constraint as SMT-LIB.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoteText {
+    /// The statement, as feedback says it.
+    pub text: String,
+    /// Its constraint, as [`crate::smtlib::write`] prints it.
+    pub smtlib: String,
 }
 
 /// What the reference expects of one part.

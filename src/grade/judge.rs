@@ -12,7 +12,7 @@ use super::handed::{
     self, Expected, Handed, HandedError, HandedIn, Interface, Reference, RuleText, Scoring,
 };
 use super::hint::{with_hint, Given};
-use super::{compare_built, compare_sets, Rule, Verdict};
+use super::{compare_built, compare_sets, rule, Verdict};
 use crate::smtlib::{self, SmtlibError};
 
 /// Each part of an exercise, labelled, with its verdict, in the
@@ -236,11 +236,16 @@ fn constraints(interface: &Interface, rules: &[RuleText], text: &str) -> Verdict
     let vars = exercise.variables_in_z3();
     let mut ours = Vec::new();
     for r in rules {
-        match smtlib::read(&r.smtlib) {
-            Ok(holds) => ours.push(Rule {
-                name: r.name.clone(),
-                holds: Bool::and(&holds),
-            }),
+        let read = smtlib::read(&r.smtlib).and_then(|holds| {
+            let notes = r
+                .notes
+                .iter()
+                .map(|n| smtlib::read(&n.smtlib).map(|c| (n.text.clone(), Bool::and(&c))))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(rule(r.name.clone(), Bool::and(&holds)).noting(notes))
+        });
+        match read {
+            Ok(rule) => ours.push(rule),
             Err(e) => {
                 return Verdict::NotGraded {
                     reason: format!("the reference's rule {:?} could not be read ({e})", r.name),
@@ -274,7 +279,7 @@ mod tests {
 
     use super::*;
     use crate::grade::handed::Part;
-    use crate::grade::{hand_in_number, rule, Answer, Exercise};
+    use crate::grade::{hand_in_number, rule, Answer, Exercise, Rule};
 
     /// The question-11 exercise of the unit tests in `grade`: a sheet of
     /// five answers, and "the number of B answers after this question is
@@ -342,6 +347,15 @@ mod tests {
     /// [`through_files`], with typical mistakes written down before the
     /// check.
     fn through_files_with(student: Built, mistakes: &[(&str, Built)]) -> (Verdict, Judgement) {
+        through_files_against(student, mistakes, reference)
+    }
+
+    /// [`through_files_with`], against the rules `reference` builds.
+    fn through_files_against(
+        student: Built,
+        mistakes: &[(&str, Built)],
+        reference: fn(&[Int]) -> Vec<Rule>,
+    ) -> (Verdict, Judgement) {
         let dirs = tempfile::tempdir().unwrap();
         let (answers, references) = (dirs.path().join("a"), dirs.path().join("r"));
         std::fs::create_dir_all(&answers).unwrap();
@@ -377,6 +391,44 @@ mod tests {
             w.as_ref().map(|w| w.breaks.clone()).unwrap_or_default()
         };
         (of(allowed), of(ruled_out))
+    }
+
+    #[test]
+    fn a_rule_s_notes_reach_the_grader_and_are_said_of_its_witness() {
+        // The reference's options, each noting how many B answers follow
+        // question 1.
+        fn noted(qs: &[Int]) -> Vec<Rule> {
+            reference(qs)
+                .into_iter()
+                .map(|r| {
+                    let counts = (0..5i64).map(|k| {
+                        (
+                            format!("{k} B answers follow question 1"),
+                            count_b(qs).eq(k),
+                        )
+                    });
+                    r.noting(counts)
+                })
+                .collect()
+        }
+        let (verdict, judged) = through_files_against(counts_itself, &[], noted);
+        let (_, judged) = &judged.parts[0];
+        for v in [&verdict, judged] {
+            let Verdict::Differs {
+                allowed: Some(w), ..
+            } = v
+            else {
+                panic!("{v}");
+            };
+            // The one count that is true of the witness, counted here.
+            let b = w.values[1..].iter().filter(|&&q| q == 2).count();
+            assert_eq!(w.there, [format!("{b} B answers follow question 1")], "{v}");
+            assert!(
+                v.to_string()
+                    .contains(&format!("; there, {b} B answers follow question 1)")),
+                "{v}"
+            );
+        }
     }
 
     #[test]
@@ -631,6 +683,7 @@ mod tests {
                     rules: vec![RuleText {
                         name: "bad".into(),
                         smtlib: "(check-sat)".into(),
+                        notes: Vec::new(),
                     }],
                 },
             }],

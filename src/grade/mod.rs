@@ -58,6 +58,19 @@ pub struct Rule {
     pub name: String,
     /// The constraint.
     pub holds: Bool,
+    /// Statements about an assignment, each said of a witness that breaks
+    /// the rule when it holds there: [`Rule::noting`].
+    pub notes: Vec<Note>,
+}
+
+/// A statement about an assignment, in the puzzle's words ("questions 12
+/// and 13 have the same answer"), with its constraint.
+#[derive(Debug, Clone)]
+pub struct Note {
+    /// The statement.
+    pub text: String,
+    /// When it holds.
+    pub holds: Bool,
 }
 
 /// A [`Rule`] named `name`.
@@ -65,6 +78,27 @@ pub fn rule(name: impl Into<String>, holds: Bool) -> Rule {
     Rule {
         name: name.into(),
         holds,
+        notes: Vec::new(),
+    }
+}
+
+/// At most this many notes are said of one witness; the rest are counted.
+const NOTES_SAID: usize = 3;
+
+impl Rule {
+    /// Adds statements that say *why* a witness breaks the rule: each one
+    /// that holds on a witness breaking it is said with it. Option A of
+    /// "the only two consecutive questions with the same answer are 6 and
+    /// 7" notes each other pair, so that feedback reads "it breaks option A
+    /// …; there, questions 19 and 20 have the same answer", not a sheet of
+    /// twenty letters the student must search.
+    pub fn noting(mut self, notes: impl IntoIterator<Item = (impl Into<String>, Bool)>) -> Rule {
+        self.notes
+            .extend(notes.into_iter().map(|(text, holds)| Note {
+                text: text.into(),
+                holds,
+            }));
+        self
     }
 }
 
@@ -260,6 +294,10 @@ pub struct Witness {
     /// allows, or the student's constraints (`your constraint 3`, counted
     /// from 1) for a solution the student rules out.
     pub breaks: Vec<String>,
+    /// What holds there, of the notes of the rules it breaks
+    /// ([`Rule::noting`]), in order, each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub there: Vec<String>,
     /// Why the reference keeps or removes this element, in the puzzle's
     /// words: given for a set drawn from candidates
     /// ([`Answer::check_kept_part`](hand_in::Answer::check_kept_part)).
@@ -395,7 +433,11 @@ impl fmt::Display for Verdict {
                         w.shown
                     )?;
                     if !w.breaks.is_empty() {
-                        write!(f, " (it breaks {})", w.breaks.join(", "))?;
+                        write!(f, " (it breaks {}", w.breaks.join(", "))?;
+                        if !w.there.is_empty() {
+                            write!(f, "; there, {}", said(&w.there))?;
+                        }
+                        f.write_str(")")?;
                     }
                     f.write_str(";")?;
                 }
@@ -511,6 +553,7 @@ pub fn compare_sets(
             values: v.clone(),
             shown: show(v),
             breaks: Vec::new(),
+            there: Vec::new(),
             why: why(v, kept_by_student),
         })
     };
@@ -558,6 +601,7 @@ fn compare_by_listing(
             values: v.clone(),
             shown: String::new(),
             breaks: Vec::new(),
+            there: Vec::new(),
             why: None,
         })
     };
@@ -624,6 +668,7 @@ fn compare_by_queries(
             values,
             shown: String::new(),
             breaks: Vec::new(),
+            there: Vec::new(),
             why: None,
         }))
     };
@@ -737,6 +782,18 @@ fn is_uninterpreted(constant: &Dynamic) -> bool {
     declared.apply(&[]) == *constant || name.contains('!')
 }
 
+/// Notes as feedback says them: the first [`NOTES_SAID`], and how many more.
+fn said(notes: &[String]) -> String {
+    let shown = notes[..notes.len().min(NOTES_SAID)].join(", ");
+    match notes.len().saturating_sub(NOTES_SAID) {
+        0 => shown,
+        more => format!(
+            "{shown}, and {more} more like {}",
+            if more == 1 { "it" } else { "them" }
+        ),
+    }
+}
+
 fn reason(e: &SolveError) -> String {
     match e {
         SolveError::Unknown { what, reason } => format!("Z3 could not decide {what} ({reason})"),
@@ -756,35 +813,42 @@ impl Verdict {
         let Verdict::Differs { allowed, ruled_out } = self else {
             return self;
         };
-        // The constraints among `named` that cannot hold with these values.
-        let broken = |values: &[i64], named: Vec<(String, &Bool)>| -> Vec<String> {
+        // Whether `c` can hold with these values.
+        let can_hold = |values: &[i64], c: &Bool| -> bool {
             let solver = exercise.solver();
             for (v, x) in vars.iter().zip(values) {
                 solver.assert(v.eq(*x));
             }
+            solver.assert(c);
+            solver.check() != SatResult::Unsat
+        };
+        // The constraints among `named` that cannot hold with these values.
+        let broken = |values: &[i64], named: Vec<(String, &Bool)>| -> Vec<String> {
             named
                 .into_iter()
-                .filter(|(_, c)| {
-                    solver.push();
-                    solver.assert(*c);
-                    let fails = solver.check() == SatResult::Unsat;
-                    solver.pop(1);
-                    fails
-                })
+                .filter(|(_, c)| !can_hold(values, c))
                 .map(|(name, _)| name)
                 .collect()
         };
-        let allowed = allowed.map(|w| Witness {
-            shown: exercise.shown(&w.values),
-            breaks: broken(
-                &w.values,
-                reference
-                    .iter()
-                    .map(|r| (r.name.clone(), &r.holds))
-                    .collect(),
-            ),
-            values: w.values,
-            why: None,
+        let allowed = allowed.map(|w| {
+            let breaking: Vec<&Rule> = reference
+                .iter()
+                .filter(|r| !can_hold(&w.values, &r.holds))
+                .collect();
+            // A note holds there when it must: its negation cannot.
+            let mut there: Vec<String> = Vec::new();
+            for n in breaking.iter().flat_map(|r| &r.notes) {
+                if !there.contains(&n.text) && !can_hold(&w.values, &n.holds.not()) {
+                    there.push(n.text.clone());
+                }
+            }
+            Witness {
+                shown: exercise.shown(&w.values),
+                breaks: breaking.iter().map(|r| r.name.clone()).collect(),
+                there,
+                values: w.values,
+                why: None,
+            }
         });
         let ruled_out = ruled_out.map(|w| Witness {
             shown: exercise.shown(&w.values),
@@ -796,6 +860,7 @@ impl Verdict {
                     .map(|(i, c)| (format!("your constraint {}", i + 1), c))
                     .collect(),
             ),
+            there: Vec::new(),
             values: w.values,
             why: None,
         });
@@ -975,6 +1040,55 @@ mod tests {
                 "your model allows x=1, y=1, which the reference rules out (it breaks x below y)"
             ),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_witness_is_told_what_the_notes_of_the_rules_it_breaks_say_of_it() {
+        // (1,1) breaks "x below y"; of its notes only "x equals y" holds
+        // there. The bounds' note holds there too, but the bounds are not
+        // broken, so it is not said.
+        let noted = |v: &[Int]| {
+            vec![
+                rule(
+                    "the bounds",
+                    Bool::and(&[v[0].ge(1), v[0].le(3), v[1].ge(1), v[1].le(3)]),
+                )
+                .noting([("x is small", v[0].le(1))]),
+                rule("x below y", v[0].lt(&v[1])).noting([
+                    ("x above y", v[0].gt(&v[1])),
+                    ("x equals y", v[0].eq(&v[1])),
+                    ("x equals y", v[1].eq(&v[0])),
+                ]),
+            ]
+        };
+        let v = compare(
+            &exercise(),
+            |v| vec![v[0].ge(1), v[1].le(3), v[0].le(&v[1])],
+            noted,
+        );
+        let w = allowed_only(&v);
+        assert_eq!(w.values, [1, 1]);
+        assert_eq!(w.there, ["x equals y"]);
+        let text = v.to_string();
+        assert!(
+            text.contains("(it breaks x below y; there, x equals y);"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn many_notes_are_said_three_and_counted() {
+        let notes = |n: usize| (1..=n).map(|i| format!("note {i}")).collect::<Vec<_>>();
+        assert_eq!(said(&notes(1)), "note 1");
+        assert_eq!(said(&notes(3)), "note 1, note 2, note 3");
+        assert_eq!(
+            said(&notes(4)),
+            "note 1, note 2, note 3, and 1 more like it"
+        );
+        assert_eq!(
+            said(&notes(18)),
+            "note 1, note 2, note 3, and 15 more like them"
         );
     }
 

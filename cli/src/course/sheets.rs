@@ -120,6 +120,7 @@ mod tests {
             values: values.to_vec(),
             shown: String::new(),
             breaks: Vec::new(),
+            there: Vec::new(),
             why: None,
         }
     }
