@@ -34,6 +34,7 @@ code { font: 0.88em/1.45 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, mono
 pre { overflow-x: auto; padding: 0.7rem 0.9rem; border-radius: 6px; }
 pre.code { background: #f4f6f8; border: 1px solid #dde3e8; margin-bottom: 0.3rem; }
 pre.output { background: #fff; border: 1px dashed #cfd3c7; margin: 0.3rem 0; }
+pre.said { white-space: pre-wrap; overflow-wrap: anywhere; }
 section.cell { margin: 1.2rem 0 1.6rem; }
 p.result-name { margin: 0.2rem 0; font-size: 0.8rem; color: #6b6b66; }
 p.result-name .hash { font-family: ui-monospace, monospace; }
@@ -100,12 +101,22 @@ fn nav(book: &Book, chapter: &Chapter) -> String {
 }
 
 /// An SVG figure inline, with its caption (escaped here), and a newline.
+///
+/// A caption the SVG draws as a line of its own (a figure's title, as
+/// plotters writes a text element) is not written again under it: it labels
+/// the figure for a screen reader instead. Any other caption is shown.
 pub fn figure(svg: &str, caption: &str) -> String {
-    format!(
-        "<figure class=\"figure\">\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
-        svg.trim_end(),
-        html_escape(caption)
-    )
+    let svg = svg.trim_end();
+    let caption = html_escape(caption);
+    // As SVG text escapes it: plotters writes `'` as `&apos;`.
+    let drawn = |text: &str| svg.contains(&format!(">\n{text}\n</text>"));
+    if !caption.is_empty() && (drawn(&caption) || drawn(&caption.replace("&#39;", "&apos;"))) {
+        format!(
+            "<figure class=\"figure\" role=\"img\" aria-label=\"{caption}\">\n{svg}\n</figure>\n"
+        )
+    } else {
+        format!("<figure class=\"figure\">\n{svg}\n<figcaption>{caption}</figcaption>\n</figure>\n")
+    }
 }
 
 /// A code cell's outputs as HTML, in order: printed text, and each display
@@ -342,6 +353,37 @@ mod tests {
             !html.contains("http://") && !html.contains("https://"),
             "nothing fetched"
         );
+    }
+
+    #[test]
+    fn a_caption_the_figure_draws_labels_it_and_any_other_is_shown() {
+        // A figure of the crate draws its title as a line of text.
+        let title = "a < b, \"I don't\"";
+        let drawn = puzzlebook::figure::bars(title, &[("won".into(), 1)]).unwrap();
+        let html = figure(drawn.svg(), title);
+        assert!(
+            html.starts_with(
+                "<figure class=\"figure\" role=\"img\" aria-label=\"a &lt; b, &quot;I don&#39;t&quot;\">\n<svg"
+            ),
+            "{html}"
+        );
+        assert!(!html.contains("figcaption"), "{html}");
+        // A caption it does not draw, or draws only inside a longer line, is
+        // shown under it.
+        for caption in ["Another title", "a <"] {
+            let html = figure(drawn.svg(), caption);
+            assert!(
+                html.starts_with("<figure class=\"figure\">\n<svg"),
+                "{html}"
+            );
+            assert!(
+                html.ends_with(&format!(
+                    "</svg>\n<figcaption>{}</figcaption>\n</figure>\n",
+                    html_escape(caption)
+                )),
+                "{html}"
+            );
+        }
     }
 
     #[test]
