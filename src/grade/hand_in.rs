@@ -7,8 +7,8 @@
 //! answer from the student's functions:
 //!
 //! ```text
-//! let exercise = grade::Exercise::new("02-1", ["x", "y"]).listing_up_to(0);
-//! let answer = grade::hand_in(&exercise, |v| vec![v[1].eq(exercise_02_1(&v[0]))]);
+//! let exercise = grade::Exercise::new("02-2", ["x", "y"]).listing_up_to(0);
+//! let answer = grade::hand_in(&exercise, |v| vec![v[1].eq(exercise_02_2(&v[0]))]);
 //! ```
 //!
 //! and its hidden part checks it against the reference:
