@@ -479,6 +479,14 @@ impl Answer {
                         r.name
                     );
                 }
+                for n in &r.notes {
+                    if let Err(e) = smtlib::read(&n.smtlib) {
+                        panic!(
+                            "exercise {id}: the note {:?} of the rule {:?} cannot be handed to the grader: {e}",
+                            n.text, r.name
+                        );
+                    }
+                }
             }
         }
         let interface =

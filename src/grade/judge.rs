@@ -236,21 +236,28 @@ fn constraints(interface: &Interface, rules: &[RuleText], text: &str) -> Verdict
     let vars = exercise.variables_in_z3();
     let mut ours = Vec::new();
     for r in rules {
-        let read = smtlib::read(&r.smtlib).and_then(|holds| {
-            let notes = r
-                .notes
-                .iter()
-                .map(|n| smtlib::read(&n.smtlib).map(|c| (n.text.clone(), Bool::and(&c))))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(rule(r.name.clone(), Bool::and(&holds)).noting(notes))
-        });
+        let read = smtlib::read(&r.smtlib)
+            .map_err(|e| format!("the reference's rule {:?} could not be read ({e})", r.name))
+            .and_then(|holds| {
+                let notes = r
+                    .notes
+                    .iter()
+                    .map(|n| {
+                        smtlib::read(&n.smtlib)
+                            .map(|c| (n.text.clone(), Bool::and(&c)))
+                            .map_err(|e| {
+                                format!(
+                                    "the note {:?} of the reference's rule {:?} could not be read ({e})",
+                                    n.text, r.name
+                                )
+                            })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(rule(r.name.clone(), Bool::and(&holds)).noting(notes))
+            });
         match read {
             Ok(rule) => ours.push(rule),
-            Err(e) => {
-                return Verdict::NotGraded {
-                    reason: format!("the reference's rule {:?} could not be read ({e})", r.name),
-                }
-            }
+            Err(reason) => return Verdict::NotGraded { reason },
         }
     }
     match smtlib::read(text) {
@@ -661,6 +668,21 @@ mod tests {
         let a = hand_in_number("03-9", 120);
         a.check_number(10, "Ten.");
         a.all_or_nothing();
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "the note \"r is over s\" of the rule \"option A\" cannot be handed to the grader"
+    )]
+    fn a_note_the_grader_could_not_read_fails_the_teacher_s_own_check() {
+        // The grader reads integer and Boolean constants only.
+        fn unreadable(qs: &[Int]) -> Vec<Rule> {
+            let (r, s) = (z3::ast::Real::new_const("r"), z3::ast::Real::new_const("s"));
+            let mut rules = reference(qs);
+            rules[1] = rules[1].clone().noting([("r is over s", r.gt(&s))]);
+            rules
+        }
+        through_files_against(counts_itself, &[], unreadable);
     }
 
     #[test]

@@ -87,7 +87,10 @@ const NOTES_SAID: usize = 3;
 
 impl Rule {
     /// Adds statements that say *why* a witness breaks the rule: each one
-    /// that holds on a witness breaking it is said with it. Option A of
+    /// that must hold on a witness breaking it is said with it, after the
+    /// names of the rules it breaks. A note is over the interface variables
+    /// alone: one that needs another constant to be decided (a helper the
+    /// rule defines) never must hold, and is never said. Option A of
     /// "the only two consecutive questions with the same answer are 6 and
     /// 7" notes each other pair, so that feedback reads "it breaks option A
     /// …; there, questions 19 and 20 have the same answer", not a sheet of
@@ -813,32 +816,44 @@ impl Verdict {
         let Verdict::Differs { allowed, ruled_out } = self else {
             return self;
         };
-        // Whether `c` can hold with these values.
-        let can_hold = |values: &[i64], c: &Bool| -> bool {
-            let solver = exercise.solver();
+        // A solver holding these values, with `limit` a query.
+        let at = |values: &[i64], limit: u32| -> Solver {
+            let solver = z3util::grader_solver(limit);
             for (v, x) in vars.iter().zip(values) {
                 solver.assert(v.eq(*x));
             }
+            solver
+        };
+        // Whether `c` can hold on `solver`'s values.
+        let can_hold = |solver: &Solver, c: &Bool| -> bool {
+            solver.push();
             solver.assert(c);
-            solver.check() != SatResult::Unsat
+            let holds = solver.check() != SatResult::Unsat;
+            solver.pop(1);
+            holds
         };
         // The constraints among `named` that cannot hold with these values.
         let broken = |values: &[i64], named: Vec<(String, &Bool)>| -> Vec<String> {
+            let solver = at(values, exercise.timeout_ms);
             named
                 .into_iter()
-                .filter(|(_, c)| !can_hold(values, c))
+                .filter(|(_, c)| !can_hold(&solver, c))
                 .map(|(name, _)| name)
                 .collect()
         };
         let allowed = allowed.map(|w| {
+            let solver = at(&w.values, exercise.timeout_ms);
             let breaking: Vec<&Rule> = reference
                 .iter()
-                .filter(|r| !can_hold(&w.values, &r.holds))
+                .filter(|r| !can_hold(&solver, &r.holds))
                 .collect();
-            // A note holds there when it must: its negation cannot.
+            // A note holds there when it must: its negation cannot. Notes
+            // only explain, so each gets the witness search's shorter
+            // limit, and one Z3 cannot decide is not said.
+            let notes = at(&w.values, exercise.timeout_ms.min(NEAR_QUERY_MS));
             let mut there: Vec<String> = Vec::new();
             for n in breaking.iter().flat_map(|r| &r.notes) {
-                if !there.contains(&n.text) && !can_hold(&w.values, &n.holds.not()) {
+                if !there.contains(&n.text) && !can_hold(&notes, &n.holds.not()) {
                     there.push(n.text.clone());
                 }
             }
@@ -1045,9 +1060,9 @@ mod tests {
 
     #[test]
     fn a_witness_is_told_what_the_notes_of_the_rules_it_breaks_say_of_it() {
-        // (1,1) breaks "x below y"; of its notes only "x equals y" holds
-        // there. The bounds' note holds there too, but the bounds are not
-        // broken, so it is not said.
+        // (1,1) breaks "x below y"; of its notes only "x equals y" must hold
+        // there, once however often it is noted. The bounds' note holds
+        // there too, but the bounds are not broken, so it is not said.
         let noted = |v: &[Int]| {
             vec![
                 rule(
@@ -1059,6 +1074,9 @@ mod tests {
                     ("x above y", v[0].gt(&v[1])),
                     ("x equals y", v[0].eq(&v[1])),
                     ("x equals y", v[1].eq(&v[0])),
+                    // True for some value of `z`, but not one the witness
+                    // decides.
+                    ("z is x", Int::new_const("z").eq(&v[0])),
                 ]),
             ]
         };
