@@ -5,14 +5,14 @@
 //! nothing in it says how it is graded.
 
 use serde::{Deserialize, Serialize};
-use z3::ast::Bool;
+use z3::ast::{Bool, Int};
 
 use super::hand_in::show_tuple;
 use super::handed::{
     self, Expected, Handed, HandedError, HandedIn, Interface, Reference, RuleText, Scoring,
 };
 use super::hint::{with_hint, Given};
-use super::{compare_built, compare_sets, rule, Verdict};
+use super::{compare_built, compare_sets, notes_there, rule, Exercise, Note, Verdict};
 use crate::smtlib::{self, SmtlibError};
 
 /// Each part of an exercise, labelled, with its verdict, in the
@@ -236,32 +236,22 @@ fn constraints(interface: &Interface, rules: &[RuleText], text: &str) -> Verdict
     let vars = exercise.variables_in_z3();
     let mut ours = Vec::new();
     for r in rules {
-        let read = smtlib::read(&r.smtlib)
-            .map_err(|e| format!("the reference's rule {:?} could not be read ({e})", r.name))
-            .and_then(|holds| {
-                let notes = r
-                    .notes
-                    .iter()
-                    .map(|n| {
-                        smtlib::read(&n.smtlib)
-                            .map(|c| (n.text.clone(), Bool::and(&c)))
-                            .map_err(|e| {
-                                format!(
-                                    "the note {:?} of the reference's rule {:?} could not be read ({e})",
-                                    n.text, r.name
-                                )
-                            })
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(rule(r.name.clone(), Bool::and(&holds)).noting(notes))
-            });
-        match read {
-            Ok(rule) => ours.push(rule),
-            Err(reason) => return Verdict::NotGraded { reason },
+        match smtlib::read(&r.smtlib) {
+            Ok(holds) => ours.push(rule(r.name.clone(), Bool::and(&holds))),
+            Err(e) => {
+                return Verdict::NotGraded {
+                    reason: format!("the reference's rule {:?} could not be read ({e})", r.name),
+                }
+            }
         }
     }
     match smtlib::read(text) {
-        Ok(theirs) => compare_built(&exercise, &vars, &theirs, &ours),
+        Ok(theirs) => explained(
+            compare_built(&exercise, &vars, &theirs, &ours),
+            &exercise,
+            &vars,
+            rules,
+        ),
         // What Z3's printer never writes for integer and Boolean
         // constraints: not an answer.
         Err(
@@ -277,6 +267,43 @@ fn constraints(interface: &Interface, rules: &[RuleText], text: &str) -> Verdict
         Err(e) => Verdict::NotGraded {
             reason: format!("the constraints handed in could not be read back ({e}); a variable's name may be the cause"),
         },
+    }
+}
+
+/// `verdict` with what the notes of the rules its allowed witness breaks
+/// say there ([`super::Rule::noting`]). The notes are read only then, so a
+/// right answer costs no note's reading.
+fn explained(verdict: Verdict, exercise: &Exercise, vars: &[Int], rules: &[RuleText]) -> Verdict {
+    let Verdict::Differs {
+        allowed: Some(mut w),
+        ruled_out,
+    } = verdict
+    else {
+        return verdict;
+    };
+    let mut notes = Vec::new();
+    for r in rules.iter().filter(|r| w.breaks.contains(&r.name)) {
+        for n in &r.notes {
+            match smtlib::read(&n.smtlib) {
+                Ok(c) => notes.push(Note {
+                    text: n.text.clone(),
+                    holds: Bool::and(&c),
+                }),
+                Err(e) => {
+                    return Verdict::NotGraded {
+                        reason: format!(
+                            "the note {:?} of the reference's rule {:?} could not be read ({e})",
+                            n.text, r.name
+                        ),
+                    }
+                }
+            }
+        }
+    }
+    w.there = notes_there(exercise, vars, &w.values, &notes);
+    Verdict::Differs {
+        allowed: Some(w),
+        ruled_out,
     }
 }
 
@@ -713,8 +740,29 @@ mod tests {
             scoring: Scoring::PerPart,
         };
         let answer = constraints_answer("(declare-const Q1 Int)\n(assert (= Q1 1))");
-        let j = judge(&unreadable_rule, Ok(Some(answer)));
+        let j = judge(&unreadable_rule, Ok(Some(answer.clone())));
         assert_eq!(j.points(2.0), None, "{}", j.feedback());
+        // A note is read when a witness breaks its rule: Q1 = 1 breaks
+        // "Q1 is 2", whose note is not SMT-LIB the grader reads.
+        let mut unreadable_note = unreadable_rule;
+        unreadable_note.parts[0].value = Expected::Rules {
+            rules: vec![RuleText {
+                name: "Q1 is 2".into(),
+                smtlib: "(declare-const Q1 Int)\n(assert (= Q1 2))".into(),
+                notes: vec![crate::grade::handed::NoteText {
+                    text: "bad".into(),
+                    smtlib: "(check-sat)".into(),
+                }],
+            }],
+        };
+        let j = judge(&unreadable_note, Ok(Some(answer)));
+        assert_eq!(j.points(2.0), None, "{}", j.feedback());
+        assert!(
+            j.feedback()
+                .contains("the note \"bad\" of the reference's rule \"Q1 is 2\" could not be read"),
+            "{}",
+            j.feedback()
+        );
     }
 
     /// The mistake [`counts_itself`] makes, written otherwise: the count in

@@ -785,6 +785,36 @@ fn is_uninterpreted(constant: &Dynamic) -> bool {
     declared.apply(&[]) == *constant || name.contains('!')
 }
 
+/// The statements among `notes` that must hold with `values` (their
+/// negation cannot), each once, in order: what feedback says of a witness
+/// that breaks the rules they note. Notes only explain, so each is decided
+/// within the witness search's limit, and one Z3 cannot decide is not said.
+fn notes_there<'a>(
+    exercise: &Exercise,
+    vars: &[Int],
+    values: &[i64],
+    notes: impl IntoIterator<Item = &'a Note>,
+) -> Vec<String> {
+    let solver = z3util::grader_solver(exercise.timeout_ms.min(NEAR_QUERY_MS));
+    for (v, x) in vars.iter().zip(values) {
+        solver.assert(v.eq(*x));
+    }
+    let mut there: Vec<String> = Vec::new();
+    for n in notes {
+        if there.contains(&n.text) {
+            continue;
+        }
+        solver.push();
+        solver.assert(n.holds.not());
+        let must = solver.check() == SatResult::Unsat;
+        solver.pop(1);
+        if must {
+            there.push(n.text.clone());
+        }
+    }
+    there
+}
+
 /// Notes as feedback says them: the first [`NOTES_SAID`], and how many more.
 fn said(notes: &[String]) -> String {
     let shown = notes[..notes.len().min(NOTES_SAID)].join(", ");
@@ -847,16 +877,12 @@ impl Verdict {
                 .iter()
                 .filter(|r| !can_hold(&solver, &r.holds))
                 .collect();
-            // A note holds there when it must: its negation cannot. Notes
-            // only explain, so each gets the witness search's shorter
-            // limit, and one Z3 cannot decide is not said.
-            let notes = at(&w.values, exercise.timeout_ms.min(NEAR_QUERY_MS));
-            let mut there: Vec<String> = Vec::new();
-            for n in breaking.iter().flat_map(|r| &r.notes) {
-                if !there.contains(&n.text) && !can_hold(&notes, &n.holds.not()) {
-                    there.push(n.text.clone());
-                }
-            }
+            let there = notes_there(
+                exercise,
+                vars,
+                &w.values,
+                breaking.iter().flat_map(|r| &r.notes),
+            );
             Witness {
                 shown: exercise.shown(&w.values),
                 breaks: breaking.iter().map(|r| r.name.clone()).collect(),
