@@ -472,7 +472,14 @@ impl Answer {
         let expected = expected();
         let id = &self.exercise.id;
         if let Expected::Rules { rules } = &expected {
+            let mut names = std::collections::BTreeSet::new();
             for r in rules {
+                if !names.insert(&r.name) {
+                    panic!(
+                        "exercise {id}: two rules are named {:?}; name each once, so that feedback says which one a witness breaks",
+                        r.name
+                    );
+                }
                 if let Err(e) = smtlib::read(&r.smtlib) {
                     panic!(
                         "exercise {id}: the rule {:?} cannot be handed to the grader: {e}",

@@ -272,7 +272,8 @@ fn constraints(interface: &Interface, rules: &[RuleText], text: &str) -> Verdict
 
 /// `verdict` with what the notes of the rules its allowed witness breaks
 /// say there ([`super::Rule::noting`]). The notes are read only then, so a
-/// right answer costs no note's reading.
+/// right answer costs no note's reading. Notes only explain: one the grader
+/// cannot read is not said (the teacher's run refuses to write one).
 fn explained(verdict: Verdict, exercise: &Exercise, vars: &[Int], rules: &[RuleText]) -> Verdict {
     let Verdict::Differs {
         allowed: Some(mut w),
@@ -281,25 +282,18 @@ fn explained(verdict: Verdict, exercise: &Exercise, vars: &[Int], rules: &[RuleT
     else {
         return verdict;
     };
-    let mut notes = Vec::new();
-    for r in rules.iter().filter(|r| w.breaks.contains(&r.name)) {
-        for n in &r.notes {
-            match smtlib::read(&n.smtlib) {
-                Ok(c) => notes.push(Note {
-                    text: n.text.clone(),
-                    holds: Bool::and(&c),
-                }),
-                Err(e) => {
-                    return Verdict::NotGraded {
-                        reason: format!(
-                            "the note {:?} of the reference's rule {:?} could not be read ({e})",
-                            n.text, r.name
-                        ),
-                    }
-                }
-            }
-        }
-    }
+    let notes: Vec<Note> = rules
+        .iter()
+        .filter(|r| w.breaks.contains(&r.name))
+        .flat_map(|r| &r.notes)
+        .filter_map(|n| {
+            let c = smtlib::read(&n.smtlib).ok()?;
+            Some(Note {
+                text: n.text.clone(),
+                holds: Bool::and(&c),
+            })
+        })
+        .collect();
     w.there = notes_there(exercise, vars, &w.values, &notes);
     Verdict::Differs {
         allowed: Some(w),
@@ -713,6 +707,17 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "two rules are named \"option A\"")]
+    fn two_rules_of_one_name_fail_the_teacher_s_own_check() {
+        fn twice(qs: &[Int]) -> Vec<Rule> {
+            let mut rules = reference(qs);
+            rules[2].name = rules[1].name.clone();
+            rules
+        }
+        through_files_against(counts_itself, &[], twice);
+    }
+
+    #[test]
     fn a_reference_z3_cannot_decide_is_not_graded_and_not_wrong() {
         let not_graded = Judgement::new(vec![
             ("a".into(), Verdict::Same { solutions: None }),
@@ -742,8 +747,9 @@ mod tests {
         let answer = constraints_answer("(declare-const Q1 Int)\n(assert (= Q1 1))");
         let j = judge(&unreadable_rule, Ok(Some(answer.clone())));
         assert_eq!(j.points(2.0), None, "{}", j.feedback());
-        // A note is read when a witness breaks its rule: Q1 = 1 breaks
-        // "Q1 is 2", whose note is not SMT-LIB the grader reads.
+        // A note the grader cannot read is not said, and costs nothing: Q1 = 1
+        // breaks "Q1 is 2", whose note is not SMT-LIB the grader reads, and
+        // is graded wrong with its witness; Q1 = 2 is right.
         let mut unreadable_note = unreadable_rule;
         unreadable_note.parts[0].value = Expected::Rules {
             rules: vec![RuleText {
@@ -756,13 +762,16 @@ mod tests {
             }],
         };
         let j = judge(&unreadable_note, Ok(Some(answer)));
-        assert_eq!(j.points(2.0), None, "{}", j.feedback());
+        assert_eq!(j.points(2.0), Some(0.0), "{}", j.feedback());
         assert!(
             j.feedback()
-                .contains("the note \"bad\" of the reference's rule \"Q1 is 2\" could not be read"),
+                .contains("which the reference rules out (it breaks Q1 is 2);"),
             "{}",
             j.feedback()
         );
+        let right = constraints_answer("(declare-const Q1 Int)\n(assert (= Q1 2))");
+        let j = judge(&unreadable_note, Ok(Some(right)));
+        assert_eq!(j.points(2.0), Some(2.0), "{}", j.feedback());
     }
 
     /// The mistake [`counts_itself`] makes, written otherwise: the count in
