@@ -75,7 +75,7 @@ pub fn hand_in(exercise: &Exercise, student: impl Fn(&[Int]) -> Vec<Bool>) -> An
     answer
 }
 
-/// A number handed in as exercise `id`'s answer (a prediction).
+/// A number handed in as exercise `id`'s answer, as its one part.
 pub fn hand_in_number(id: &str, value: impl TryInto<i64>) -> Answer {
     let mut answer = Answer::named(id);
     answer.number("", value);

@@ -785,6 +785,15 @@ fn is_uninterpreted(constant: &Dynamic) -> bool {
     declared.apply(&[]) == *constant || name.contains('!')
 }
 
+/// A grader's solver holding `vars` at `values`, with `limit_ms` a query.
+fn solver_at(vars: &[Int], values: &[i64], limit_ms: u32) -> Solver {
+    let solver = z3util::grader_solver(limit_ms);
+    for (v, x) in vars.iter().zip(values) {
+        solver.assert(v.eq(*x));
+    }
+    solver
+}
+
 /// The statements among `notes` that must hold with `values` (their
 /// negation cannot), each once, in order: what feedback says of a witness
 /// that breaks the rules they note. Notes only explain, so each is decided
@@ -795,10 +804,7 @@ fn notes_there<'a>(
     values: &[i64],
     notes: impl IntoIterator<Item = &'a Note>,
 ) -> Vec<String> {
-    let solver = z3util::grader_solver(exercise.timeout_ms.min(NEAR_QUERY_MS));
-    for (v, x) in vars.iter().zip(values) {
-        solver.assert(v.eq(*x));
-    }
+    let solver = solver_at(vars, values, exercise.timeout_ms.min(NEAR_QUERY_MS));
     let mut there: Vec<String> = Vec::new();
     for n in notes {
         if there.contains(&n.text) {
@@ -846,14 +852,6 @@ impl Verdict {
         let Verdict::Differs { allowed, ruled_out } = self else {
             return self;
         };
-        // A solver holding these values, with `limit` a query.
-        let at = |values: &[i64], limit: u32| -> Solver {
-            let solver = z3util::grader_solver(limit);
-            for (v, x) in vars.iter().zip(values) {
-                solver.assert(v.eq(*x));
-            }
-            solver
-        };
         // Whether `c` can hold on `solver`'s values.
         let can_hold = |solver: &Solver, c: &Bool| -> bool {
             solver.push();
@@ -864,7 +862,7 @@ impl Verdict {
         };
         // The constraints among `named` that cannot hold with these values.
         let broken = |values: &[i64], named: Vec<(String, &Bool)>| -> Vec<String> {
-            let solver = at(values, exercise.timeout_ms);
+            let solver = solver_at(vars, values, exercise.timeout_ms);
             named
                 .into_iter()
                 .filter(|(_, c)| !can_hold(&solver, c))
@@ -872,7 +870,7 @@ impl Verdict {
                 .collect()
         };
         let allowed = allowed.map(|w| {
-            let solver = at(&w.values, exercise.timeout_ms);
+            let solver = solver_at(vars, &w.values, exercise.timeout_ms);
             let breaking: Vec<&Rule> = reference
                 .iter()
                 .filter(|r| !can_hold(&solver, &r.holds))

@@ -540,7 +540,10 @@ fn a_student_kit_holds_the_notebooks_and_the_crate_and_no_line_of_a_solution_or_
         }
     }
     predictions.sort();
-    assert_eq!(predictions, ["02-3", "03-2", "03-3", "04-2", "04-3"]);
+    assert_eq!(
+        predictions,
+        ["01-3", "02-3", "03-2", "03-3", "04-2", "04-3"]
+    );
     // The kernel takes the kit as its crate, as the kit's README says.
     let prefix = tempfile::tempdir().unwrap();
     let o = run(
