@@ -44,7 +44,7 @@ pub fn execute(a: BenchArgs) -> anyhow::Result<Exit> {
     };
     let rows = bench::run(&options, |g| eprintln!("bench: {g:?}…"))?;
     let build = if cfg!(debug_assertions) {
-        "the dev profile (the library at opt-level 3, dependencies at 1)"
+        "the dev profile (the library and rust-analyzer's core at opt-level 3, other dependencies at 1)"
     } else {
         "an optimised profile without debug assertions"
     };
