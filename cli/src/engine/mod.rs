@@ -517,6 +517,31 @@ pub fn init_commands() -> String {
     format!(":opt {OPT_LEVEL}\n")
 }
 
+/// The settings file evcxr reads from an engine's config folder
+/// (`EVCXR_CONFIG_DIR`) as it starts: the level [`init_commands`] sets,
+/// in force from the engine's first compile.
+///
+/// evcxr compiles a cell of its own (`42`) as it starts, before any command
+/// can run. At evcxr's default level that cell's manifest differs from every
+/// later one's, and evcxr reloads rust-analyzer's view of the crates, the
+/// standard library's included, whenever the manifest changes: once more per
+/// engine than the `:dep` cell needs, about 1.5 s (BENCHMARKS.md, "The
+/// optimisation level from the engine's start").
+pub fn config_toml() -> String {
+    format!("[evcxr]\nopt_level = \"{OPT_LEVEL}\"\n")
+}
+
+/// Puts [`config_toml`] into `config_dir` as `evcxr.toml`, unless it holds
+/// that already (a sandbox's view of a warm build folder does).
+pub fn write_config(config_dir: &Path) -> Result<(), EngineError> {
+    let path = config_dir.join("evcxr.toml");
+    let wanted = config_toml();
+    if std::fs::read_to_string(&path).is_ok_and(|s| s == wanted) {
+        return Ok(());
+    }
+    std::fs::write(&path, wanted).map_err(|source| EngineError::Io { path, source })
+}
+
 /// A statement that makes evcxr allow `?` in cells from the start.
 ///
 /// evcxr enables `?` only after the first cell that uses it fails to compile
@@ -559,6 +584,33 @@ pub fn interrupted() -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_config_file_gives_evcxr_the_runner_s_level() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("evcxr.toml");
+        // evcxr's settings file: a table `evcxr` with `opt_level` a string
+        // (evcxr's toml_parse.rs); the runner's cells build at level 0.
+        let level = |file: &Path| {
+            let text = std::fs::read_to_string(file).unwrap();
+            let t: toml::Table = text.parse().unwrap();
+            t["evcxr"]["opt_level"].as_str().unwrap().to_string()
+        };
+        write_config(dir.path()).unwrap();
+        assert_eq!(level(&file), "0");
+        // One that says otherwise is put right.
+        std::fs::write(&file, "[evcxr]\nopt_level = \"2\"\n").unwrap();
+        write_config(dir.path()).unwrap();
+        assert_eq!(level(&file), "0");
+        // One already right is left as it is, its time too (a sandbox's view
+        // would otherwise copy it up for nothing).
+        let old = std::time::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let f = std::fs::File::options().write(true).open(&file).unwrap();
+        f.set_modified(old).unwrap();
+        drop(f);
+        write_config(dir.path()).unwrap();
+        assert_eq!(std::fs::metadata(&file).unwrap().modified().unwrap(), old);
+    }
+
     #[test]
     fn forgetting_the_cells_leaves_the_dependencies() {
         let slot = tempfile::tempdir().unwrap();

@@ -210,6 +210,7 @@ pub fn start(
         path: config_dir.clone(),
         source,
     })?;
+    crate::engine::write_config(&config_dir)?;
     scope.engine(build_dir, &config_dir, limits.memory)?;
     Engine::create()
         .map(Started)
