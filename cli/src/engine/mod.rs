@@ -6,6 +6,7 @@ pub mod cell_process;
 pub mod hints;
 pub(crate) mod namespace;
 pub mod parent;
+pub mod warm;
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};

@@ -241,7 +241,8 @@ fn prepare(
 /// How the submissions run.
 enum How {
     /// Each in its own sandbox, over a build folder that the source's
-    /// `:dep` cells (`warm_up`) build first when it is cold.
+    /// `:dep` cells (`warm_up`) build first, unless the folder's note says
+    /// they built it already ([`engine::warm`]).
     Sandboxed {
         warm_up: Option<Notebook>,
         seen: sandboxed::Seen,
@@ -261,6 +262,33 @@ fn warm_up(source: &Notebook) -> Option<Notebook> {
     nb.cells.truncate(last + 1);
     nb.cells.retain(|c| c.kind == CellKind::Code);
     Some(nb)
+}
+
+/// The key of what `warm_up` builds ([`engine::warm::key`]): its evcxr
+/// commands (the `:dep` lines, paths absolute), the fingerprint of each crate
+/// they name and the checkout's `Cargo.lock`, which pins their dependencies.
+/// None, so that the warm-up always runs, when a `:dep` line names a crate
+/// other than by path or a crate is not one whose sources the fingerprint
+/// covers (a puzzlebook checkout's layout).
+fn warm_up_key(root: &Path, warm_up: &Notebook) -> Option<String> {
+    let mut parts = vec![
+        crate::runner::hash::CAPTURE_FORMAT.to_string(),
+        std::fs::read_to_string(root.join("Cargo.lock")).ok()?,
+    ];
+    for cell in warm_up.code_cells() {
+        for line in cell.cell.source.lines().map(str::trim) {
+            if line.starts_with(":dep") && !line.contains("path") {
+                return None;
+            }
+            if line.starts_with(':') {
+                parts.push(line.to_string());
+            }
+        }
+    }
+    for path in sandboxed::dep_paths(warm_up) {
+        parts.push(crate::runner::hash::fingerprint(&path).ok()?);
+    }
+    engine::warm::key(&parts)
 }
 
 /// The folders of a course checkout that hold the teacher's notebooks, the
@@ -558,10 +586,11 @@ fn run_trusted(
 
 /// [`Runs`], each in a sandbox of its own, over the build folder, in which
 /// `warm_up` (the teacher's `:dep` cells, trusted) runs first, outside, to
-/// build what they need. The reference run is sandboxed too, so that the
-/// cells it compiles, hidden tests and all, stay in its own view of the
-/// build folder; it starts first, and the submissions run beside it, though
-/// none starts once it has failed.
+/// build what they need, unless the folder's note says that it did and that
+/// nothing can have changed since ([`warm_up_key`]). The reference run is
+/// sandboxed too, so that the cells it compiles, hidden tests and all, stay
+/// in its own view of the build folder; it starts first, and the submissions
+/// run beside it, though none starts once it has failed.
 #[allow(clippy::too_many_arguments)]
 fn run_sandboxed(
     project: &Project,
@@ -577,9 +606,15 @@ fn run_sandboxed(
     sandbox::check_available(&folder.join("trial"))?;
     let needs_crate =
         reference_nb.depends_on_crate() || ready.iter().any(|r| r.assembled.nb.depends_on_crate());
-    // Always: a folder built for another notebook may lack this one's
+    // Unless the folder's last warm-up had the same key and no engine ran
+    // there since: a folder built for another notebook may lack this one's
     // features, and each sandbox would build them again in its own view.
-    if let Some(nb) = warm_up {
+    let key = warm_up.and_then(|nb| warm_up_key(&project.root, nb));
+    let built = !held.cold
+        && engine::has_built_crate(&held.dir)
+        && key.is_some()
+        && engine::warm::recorded(&held.dir) == key;
+    if let Some(nb) = warm_up.filter(|_| !built) {
         if held.cold || !engine::has_built_crate(&held.dir) {
             eprintln!(
                 "note: building the crates the notebook's :dep cells name in {}, once, before any submission runs",
@@ -599,6 +634,12 @@ fn run_sandboxed(
         }
         if engine::interrupted() {
             return Err(RunnerError::Interrupted);
+        }
+        if let Some(key) = &key {
+            engine::warm::record(&held.dir, key).map_err(|source| EngineError::Io {
+                path: held.dir.clone(),
+                source,
+            })?;
         }
     }
     engine::pin_versions(&project.root, &held.dir, needs_crate)?;

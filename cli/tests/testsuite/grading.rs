@@ -599,8 +599,6 @@ fn every_chapter_grades_wrong_answers_by_their_right_parts_with_witnesses() {
             vec![a.min(b), a.max(b)]
         })
     };
-    // Chapter 01 has a seed of its own, so that the other chapters keep the
-    // one their fixtures' levels and values were drawn with.
     let seed_01 = (0u64..)
         .find(|&s| pairs_01_3(s).contains(&vec![1, 2]))
         .unwrap();
@@ -611,6 +609,17 @@ fn every_chapter_grades_wrong_answers_by_their_right_parts_with_witnesses() {
             max == [15, 16] && drawn(s, "03-3", 3, |d| d.between(1, 60)).contains(&24)
         })
         .unwrap();
+    // The build folder's note of its last warm-up (`engine::warm`), as
+    // (contents, time) after each grade. Chapters 01 to 03 `:dep` the crate
+    // alike, so the grades of 02 and 03 find 01's warm-up done and start
+    // no engine outside their sandboxes, which would have written the note
+    // anew; 04 also asks for polars, and warms up again.
+    let note = puzzlebook_cli::engine::evcxr_dir().join("puzzlebook-warm");
+    let read_note = || {
+        let modified = std::fs::metadata(&note).and_then(|m| m.modified());
+        (std::fs::read(&note).ok(), modified.ok())
+    };
+    let mut last_note = (None, None);
     for stem in stems {
         let file = notebooks.join(format!("{stem}.ipynb"));
         let teacher = std::fs::read_to_string(&file).unwrap();
@@ -714,6 +723,18 @@ fn every_chapter_grades_wrong_answers_by_their_right_parts_with_witnesses() {
             .current_dir(dir.path());
         let o = run(&mut c);
         assert_eq!(o.status.code(), Some(0), "{stem}: {}", text(&o.stderr));
+        let now = read_note();
+        assert!(
+            now.0.is_some(),
+            "{stem}: no warm-up note in {}",
+            note.display()
+        );
+        match &stem[..3] {
+            "02-" | "03-" => assert_eq!(now, last_note, "{stem}: its grade warmed up again"),
+            "04-" => assert_ne!(now.0, last_note.0, "{stem}: its grade kept 03's warm-up"),
+            _ => {}
+        }
+        last_note = now;
         let csv = std::fs::read_to_string(dir.path().join("graded/grades.csv")).unwrap();
         // Each exercise's points, from the teacher's metadata.
         let nb: serde_json::Value = serde_json::from_str(&teacher).unwrap();
