@@ -289,7 +289,9 @@ pub const GRADED_CHAPTER: &str = "02-calculator-the-game.ipynb";
 
 /// The grade group: `grade` on one submission (after an uncounted run that
 /// warms the build), in its sandbox and with `--no-sandbox` at `-j 1`, and
-/// in its sandbox at `-j 2`, beside its reference run; against a class
+/// in its sandbox at `-j 2`, beside its reference run, first with the
+/// teacher's `:dep` cells run before it and then after a grade that left
+/// their note ([`crate::engine::warm`]); against a class
 /// of `class` submissions with one at a time and two at once (`-j 1`,
 /// `-j 2`); the ratio is per submission. Each
 /// submission is a copy of the teacher's notebook, so every one must get
@@ -339,13 +341,22 @@ pub fn grade(binary: &Path, root: &Path, class: usize) -> Result<Vec<Measurement
     // folder (a copy of the first, made once).
     grade(2, 2, true)?;
     let mut rows = Vec::new();
-    for (n, jobs, sandboxed, case) in [
-        (1, 1, true, "one submission, warm evcxr build".to_string()),
-        (1, 1, false, "one submission, --no-sandbox".to_string()),
-        (1, 2, true, "one submission, -j 2 (the default)".to_string()),
-        (class, 1, true, format!("a class of {class}, -j 1")),
-        (class, 2, true, format!("a class of {class}, -j 2")),
+    // Each case but one starts with the build folder's warm-up note
+    // forgotten, so that its grade runs the teacher's `:dep` cells as a
+    // first grade of a notebook does; the one that keeps it follows a grade
+    // of the same notebook, as a late submission does.
+    for (n, jobs, sandboxed, keep_note, case) in [
+        (1, 1, true, false, "one submission, warm evcxr build".to_string()),
+        (1, 1, false, false, "one submission, --no-sandbox".to_string()),
+        (1, 2, true, false, "one submission, -j 2 (the default)".to_string()),
+        (1, 2, true, true, "one submission, -j 2, after a grade of the same notebook (its :dep cells not run again)".to_string()),
+        (class, 1, true, false, format!("a class of {class}, -j 1")),
+        (class, 2, true, false, format!("a class of {class}, -j 2")),
     ] {
+        if !keep_note {
+            let build = crate::engine::evcxr_dir();
+            crate::engine::warm::forget(&build).map_err(file_err(&crate::engine::warm::note_path(&build)))?;
+        }
         let (results, total, cpu, _) = measure(0..1, |_| grade(n, jobs, sandboxed))?;
         rows.push(Measurement {
             group: group.clone(),

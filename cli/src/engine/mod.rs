@@ -315,6 +315,9 @@ impl EngineScope {
     /// Sets the environment for an engine that builds in `build_dir`, with
     /// its evcxr config in `config_dir`, and whose cells' process may use
     /// `memory` bytes (`None`: no limit). Call it again for each engine.
+    ///
+    /// The engine may build anything in the folder, so the folder's note of
+    /// a grade's warm-up goes ([`warm`]); in a sandbox, only from its view.
     pub fn engine(
         &mut self,
         build_dir: &Path,
@@ -329,11 +332,12 @@ impl EngineScope {
                     .collect(),
             );
         }
-        engine_environment(
-            &self.absolute(build_dir),
-            &self.absolute(config_dir),
-            memory,
-        )?;
+        let build_dir = self.absolute(build_dir);
+        warm::forget(&build_dir).map_err(|source| EngineError::Io {
+            path: warm::note_path(&build_dir),
+            source,
+        })?;
+        engine_environment(&build_dir, &self.absolute(config_dir), memory)?;
         if let Some((var, dir)) = self.hand_over.take() {
             std::env::set_var(var, self.absolute(&dir));
         }
@@ -724,6 +728,12 @@ mod tests {
         std::env::set_current_dir(&start).unwrap();
         std::env::set_var("EVCXR_TMPDIR", "before");
         std::env::remove_var("EVCXR_CONFIG_DIR");
+        // A grade's warm-up note in the build folder, and a file of that name
+        // where the relative path would lead from the notebooks' folder.
+        for dir in [&start, &notebooks] {
+            std::fs::create_dir_all(dir.join("evcxr")).unwrap();
+            std::fs::write(warm::note_path(&dir.join("evcxr")), "a key\n").unwrap();
+        }
         {
             let mut scope = EngineScope::enter().unwrap();
             // A relative build folder means the same folder whether the
@@ -732,6 +742,10 @@ mod tests {
             scope
                 .engine(Path::new("evcxr"), Path::new("evcxr/config"), Some(1 << 30))
                 .unwrap();
+            // The engine may build anything there: the note is gone, and
+            // only that one.
+            assert!(!warm::note_path(&start.join("evcxr")).exists());
+            assert!(warm::note_path(&notebooks.join("evcxr")).exists());
             let start = start.canonicalize().unwrap();
             assert_eq!(
                 std::env::var_os("EVCXR_TMPDIR").unwrap(),

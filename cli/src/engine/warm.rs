@@ -1,34 +1,51 @@
 //! A build folder's note of its last warm-up: the key of what a grade's
-//! trusted `:dep` cells last built there, so that a later grade with the same
-//! key need not start an engine only to find everything built.
+//! trusted `:dep` cells last built there, and a record of the build as they
+//! left it, so that a later grade with the same key and the same build need
+//! not start an engine only to find everything built.
 //!
 //! `grade` runs the teacher's `:dep` cells outside any sandbox before the
 //! submissions, so that what they build lands in the folder every sandbox's
 //! view starts from. When nothing they build can have changed, that engine
 //! (rust-analyzer loading the crates, the `:dep`'s cargo run) is about 8 s
 //! for nothing. The key covers what decides the build: the cells' evcxr
-//! commands, the named crates' sources, the toolchain, the environment that
-//! reaches cargo, and this program's engine settings. Any engine that starts
-//! in the folder outside a sandbox forgets the note first
-//! ([`crate::runner::execute::start`] calls [`forget`]), since it may build
-//! there anything else; an engine in a sandbox forgets it only in its view.
+//! commands and the named crates' sources (from the caller), the toolchain
+//! as the engine will find it, the `RUST…` and `CARGO…` environment, cargo's
+//! config files, what the folder's build scripts said they read (files and
+//! variables), and this program's engine settings. The record is the
+//! folder's cargo fingerprints (how many, the newest time): anything that
+//! built there since, this program or another, changes it. An engine this
+//! program starts in the folder outside a sandbox also forgets the note
+//! ([`super::EngineScope::engine`] calls [`forget`]); one in a sandbox
+//! forgets it only in its own view.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
 
 use sha1::{Digest, Sha1};
 
 /// The note's file, in the build folder.
 const FILE: &str = "puzzlebook-warm";
 
-/// The key of a warm-up whose own inputs are `parts` (the `:dep` cells' evcxr
-/// commands, the named crates' fingerprints, the runner's capture format),
-/// joined with what every warm-up depends on: the `rustc` and `cargo` evcxr
-/// will run (their `-vV`), every `RUST…` and `CARGO…` variable of the
-/// environment but those an engine sets itself, this program's version and
-/// the engine's settings. None when the toolchain does not answer.
-pub fn key(parts: &[String]) -> Option<String> {
+/// Where the note of `build_dir` is kept.
+pub fn note_path(build_dir: &Path) -> PathBuf {
+    build_dir.join(FILE)
+}
+
+/// Variables whose values decide no build and are secrets: left out of the
+/// key, which a sandbox can read.
+const SECRET: [&str; 4] = ["TOKEN", "SECRET", "PASSWORD", "CREDENTIAL"];
+
+/// The key of a warm-up in `build_dir` whose own inputs are `parts` (the
+/// `:dep` cells' evcxr commands, the named crates' fingerprints), joined with
+/// what every warm-up depends on: the `rustc` and `cargo` an engine working
+/// in `probe_dir` runs (their `-vV`; a `rust-toolchain.toml` above it counts),
+/// every `RUST…` and `CARGO…` variable but secrets and those an engine sets
+/// itself, cargo's config files (`$CARGO_HOME`'s and those above the build
+/// folder), what the folder's build scripts said they read, and this
+/// program's engine settings. None when the toolchain does not answer.
+pub fn key(parts: &[String], build_dir: &Path, probe_dir: &Path) -> Option<String> {
     let mut h = Sha1::new();
-    h.update(b"puzzlebook-warm-v1\n");
+    h.update(b"puzzlebook-warm-v2\n");
     let mut add = |what: &str, text: &str| {
         h.update(format!("{what} {}\n", text.len()).as_bytes());
         h.update(text.as_bytes());
@@ -37,14 +54,13 @@ pub fn key(parts: &[String]) -> Option<String> {
     for part in parts {
         add("part", part);
     }
-    add("version", env!("CARGO_PKG_VERSION"));
     add("config", &super::config_toml());
     add("init", &super::init_commands());
     add("metadata", super::LIB_METADATA);
-    for (var, program) in [("RUSTC", "rustc"), ("CARGO", "cargo")] {
-        let program = std::env::var_os(var).unwrap_or_else(|| program.into());
-        let out = std::process::Command::new(&program)
+    for program in ["rustc", "cargo"] {
+        let out = std::process::Command::new(program)
             .arg("-vV")
+            .current_dir(probe_dir)
             .output()
             .ok()
             .filter(|o| o.status.success())?;
@@ -54,30 +70,157 @@ pub fn key(parts: &[String]) -> Option<String> {
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.to_string_lossy().into_owned())))
         .filter(|(k, _)| k.starts_with("RUST") || k.starts_with("CARGO"))
         .filter(|(k, _)| !super::ENGINE_VARS.contains(&k.as_str()))
+        .filter(|(k, _)| !SECRET.iter().any(|s| k.to_ascii_uppercase().contains(s)))
         .collect();
     vars.sort();
     for (k, v) in vars {
         add("env", &format!("{k}={v}"));
     }
-    Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    for file in cargo_configs(build_dir) {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        add("cargo config", &format!("{}\n{text}", file.display()));
+    }
+    for input in build_script_inputs(build_dir) {
+        add("build input", &input);
+    }
+    Some(hex(h.finalize()))
 }
 
-/// The key the folder's last warm-up recorded, if one did since an engine
-/// last started there.
-pub fn recorded(build_dir: &Path) -> Option<String> {
-    std::fs::read_to_string(build_dir.join(FILE))
-        .ok()
-        .map(|s| s.trim().to_string())
+/// Lowercase hex of a digest.
+fn hex(d: impl AsRef<[u8]>) -> String {
+    d.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Records that a warm-up with `key` built what it needs in `build_dir`.
+/// The cargo config files a build in `build_dir` reads, those that exist:
+/// in `.cargo/` of the folder and of each folder above it, and in
+/// `$CARGO_HOME` (or `~/.cargo`).
+fn cargo_configs(build_dir: &Path) -> Vec<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    build_dir
+        .ancestors()
+        .map(|d| d.join(".cargo"))
+        .chain(home)
+        .flat_map(|d| [d.join("config.toml"), d.join("config")])
+        .filter(|f| f.is_file())
+        .collect()
+}
+
+/// A file's length and time of change, or that it is missing.
+fn stamp(file: &Path) -> String {
+    match std::fs::metadata(file) {
+        Ok(m) => {
+            let t = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .unwrap_or_default();
+            format!(
+                "{} {} {}.{:09}",
+                file.display(),
+                m.len(),
+                t.as_secs(),
+                t.subsec_nanos()
+            )
+        }
+        Err(_) => format!("{} missing", file.display()),
+    }
+}
+
+/// What the build scripts built in `build_dir` said they read (cargo runs a
+/// script again when one changes): each absolute `rerun-if-changed` file's
+/// length and time, and each `rerun-if-env-changed` variable's value, sorted.
+fn build_script_inputs(build_dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for build in target_folders(build_dir).map(|d| d.join("build")) {
+        for entry in std::fs::read_dir(build).into_iter().flatten().flatten() {
+            let text = std::fs::read_to_string(entry.path().join("output")).unwrap_or_default();
+            for line in text.lines() {
+                let line = line
+                    .trim_start_matches("cargo::")
+                    .trim_start_matches("cargo:");
+                if let Some(file) = line.strip_prefix("rerun-if-changed=") {
+                    if Path::new(file).is_absolute() {
+                        out.push(format!("file {}", stamp(Path::new(file))));
+                    }
+                } else if let Some(var) = line.strip_prefix("rerun-if-env-changed=") {
+                    let value = std::env::var_os(var).map(|v| v.to_string_lossy().into_owned());
+                    out.push(format!("env {var}={value:?}"));
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The folder's cargo target folders: `target/debug` (build scripts) and
+/// `target/<triple>/debug` (what evcxr builds for its `--target`).
+fn target_folders(build_dir: &Path) -> impl Iterator<Item = PathBuf> {
+    let target = build_dir.join("target");
+    let triples = std::fs::read_dir(&target)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("debug"));
+    std::iter::once(target.join("debug")).chain(triples)
+}
+
+/// The folder's build as cargo's fingerprints record it: how many there are
+/// and the newest time among them. Any build there changes it.
+fn built(build_dir: &Path) -> String {
+    let (mut count, mut newest) = (0u64, std::time::Duration::ZERO);
+    let mut look = |path: &Path| {
+        if let Some(t) = std::fs::symlink_metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        {
+            count += 1;
+            newest = newest.max(t);
+        }
+    };
+    for fingerprints in target_folders(build_dir).map(|d| d.join(".fingerprint")) {
+        for unit in std::fs::read_dir(fingerprints)
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            look(&unit.path());
+            for file in std::fs::read_dir(unit.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                look(&file.path());
+            }
+        }
+    }
+    format!("{count} {}.{:09}", newest.as_secs(), newest.subsec_nanos())
+}
+
+/// The note `key` and the build as it is now would make.
+fn note(build_dir: &Path, key: &str) -> String {
+    format!("{key}\n{}\n", built(build_dir))
+}
+
+/// Whether the folder's note holds `key`, and its build is as the warm-up
+/// that wrote it left it.
+pub fn is_current(build_dir: &Path, key: &str) -> bool {
+    std::fs::read_to_string(note_path(build_dir)).is_ok_and(|n| n == note(build_dir, key))
+}
+
+/// Records that a warm-up with `key` built what it needs in `build_dir`, as
+/// the folder's build is now.
 pub fn record(build_dir: &Path, key: &str) -> std::io::Result<()> {
-    std::fs::write(build_dir.join(FILE), format!("{key}\n"))
+    std::fs::write(note_path(build_dir), note(build_dir, key))
 }
 
 /// Forgets the folder's warm-up: an engine is about to build there.
 pub fn forget(build_dir: &Path) -> std::io::Result<()> {
-    match std::fs::remove_file(build_dir.join(FILE)) {
+    match std::fs::remove_file(note_path(build_dir)) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         other => other,
     }
@@ -87,28 +230,68 @@ pub fn forget(build_dir: &Path) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_recorded_key_is_read_back_until_forgotten() {
+    /// A build folder with one cargo fingerprint and one build script's
+    /// output, which read `file` and the variable `PB_WARM_TEST_UNSET`.
+    fn folder(file: &Path) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(recorded(dir.path()), None);
-        record(dir.path(), "abc").unwrap();
-        assert_eq!(recorded(dir.path()).as_deref(), Some("abc"));
+        let unit = dir
+            .path()
+            .join("target/x86_64-unknown-linux-gnu/debug/.fingerprint/z3-1a");
+        std::fs::create_dir_all(&unit).unwrap();
+        std::fs::write(unit.join("lib-z3"), "0123").unwrap();
+        let script = dir.path().join("target/debug/build/z3-sys-2b");
+        std::fs::create_dir_all(&script).unwrap();
+        std::fs::write(
+            script.join("output"),
+            format!(
+                "cargo:rerun-if-changed={}\ncargo:rerun-if-changed=build.rs\ncargo:rerun-if-env-changed=PB_WARM_TEST_UNSET\n",
+                file.display()
+            ),
+        )
+        .unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_note_holds_until_forgotten_or_the_build_changes() {
+        let lib = tempfile::NamedTempFile::new().unwrap();
+        let dir = folder(lib.path());
+        let probe = dir.path();
+        let key = key(&["a".into()], dir.path(), probe).unwrap();
+        assert!(!is_current(dir.path(), &key));
+        record(dir.path(), &key).unwrap();
+        assert!(is_current(dir.path(), &key));
+        assert!(!is_current(dir.path(), "another key"));
+        // Another program builds a unit there: the record no longer holds.
+        let unit = dir
+            .path()
+            .join("target/x86_64-unknown-linux-gnu/debug/.fingerprint/z3-3c");
+        std::fs::create_dir_all(&unit).unwrap();
+        assert!(!is_current(dir.path(), &key));
+        record(dir.path(), &key).unwrap();
+        assert!(is_current(dir.path(), &key));
         forget(dir.path()).unwrap();
-        assert_eq!(recorded(dir.path()), None);
+        assert!(!is_current(dir.path(), &key));
         // Forgetting twice is no error.
         forget(dir.path()).unwrap();
     }
 
     #[test]
-    fn the_key_changes_with_each_part() {
-        let one = key(&["a".into(), "b".into()]).unwrap();
-        assert_eq!(key(&["a".into(), "b".into()]).unwrap(), one);
-        assert_ne!(key(&["a".into(), "c".into()]).unwrap(), one);
+    fn the_key_changes_with_each_part_and_with_what_a_build_script_read() {
+        let lib = tempfile::NamedTempFile::new().unwrap();
+        let dir = folder(lib.path());
+        let (d, p) = (dir.path(), dir.path());
+        let one = key(&["a".into(), "b".into()], d, p).unwrap();
+        assert_eq!(key(&["a".into(), "b".into()], d, p).unwrap(), one);
+        assert_ne!(key(&["a".into(), "c".into()], d, p).unwrap(), one);
         // Parts are told apart by their lengths, not run together.
         assert_ne!(
-            key(&["ab".into()]).unwrap(),
-            key(&["a".into(), "b".into()]).unwrap()
+            key(&["ab".into()], d, p).unwrap(),
+            key(&["a".into(), "b".into()], d, p).unwrap()
         );
         assert_eq!(one.len(), 40);
+        // The file a build script read changes (a new libz3, say).
+        std::fs::write(lib.path(), "changed").unwrap();
+        assert_ne!(key(&["a".into(), "b".into()], d, p).unwrap(), one);
     }
 }

@@ -264,20 +264,25 @@ fn warm_up(source: &Notebook) -> Option<Notebook> {
     Some(nb)
 }
 
-/// The key of what `warm_up` builds ([`engine::warm::key`]): its evcxr
-/// commands (the `:dep` lines, paths absolute), the fingerprint of each crate
-/// they name and the checkout's `Cargo.lock`, which pins their dependencies.
-/// None, so that the warm-up always runs, when a `:dep` line names a crate
-/// other than by path or a crate is not one whose sources the fingerprint
-/// covers (a puzzlebook checkout's layout).
-fn warm_up_key(root: &Path, warm_up: &Notebook) -> Option<String> {
+/// The key of what `warm_up` builds in `build_dir` ([`engine::warm::key`],
+/// the toolchain asked from `folder`, where its engine works): its evcxr
+/// commands (the `:dep` lines, paths absolute), the checkout's `Cargo.lock`,
+/// which pins their dependencies, and for each crate they name, its
+/// fingerprint and each of its files' time (cargo rebuilds by times, a file
+/// touched or checked out again too). None, so that the warm-up always
+/// runs, when a `:dep` line does not name exactly one crate by absolute
+/// path, or a crate is not one whose sources the fingerprint covers (a
+/// puzzlebook checkout's layout).
+fn warm_up_key(root: &Path, warm_up: &Notebook, build_dir: &Path, folder: &Path) -> Option<String> {
+    let lock = root.join("Cargo.lock");
     let mut parts = vec![
         crate::runner::hash::CAPTURE_FORMAT.to_string(),
-        std::fs::read_to_string(root.join("Cargo.lock")).ok()?,
+        std::fs::read_to_string(&lock).ok()?,
+        file_time(&lock)?,
     ];
     for cell in warm_up.code_cells() {
         for line in cell.cell.source.lines().map(str::trim) {
-            if line.starts_with(":dep") && !line.contains("path") {
+            if line.starts_with(":dep") && sandboxed::line_paths(line).len() != 1 {
                 return None;
             }
             if line.starts_with(':') {
@@ -287,8 +292,23 @@ fn warm_up_key(root: &Path, warm_up: &Notebook) -> Option<String> {
     }
     for path in sandboxed::dep_paths(warm_up) {
         parts.push(crate::runner::hash::fingerprint(&path).ok()?);
+        for file in crate::runner::hash::library_files(&path).ok()? {
+            parts.push(file_time(&path.join(file))?);
+        }
     }
-    engine::warm::key(&parts)
+    engine::warm::key(&parts, build_dir, folder)
+}
+
+/// A file's path and time of change, to the nanosecond.
+fn file_time(file: &Path) -> Option<String> {
+    let t = std::fs::metadata(file).ok()?.modified().ok()?;
+    let t = t.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(format!(
+        "{} {}.{:09}",
+        file.display(),
+        t.as_secs(),
+        t.subsec_nanos()
+    ))
 }
 
 /// The folders of a course checkout that hold the teacher's notebooks, the
@@ -609,11 +629,14 @@ fn run_sandboxed(
     // Unless the folder's last warm-up had the same key and no engine ran
     // there since: a folder built for another notebook may lack this one's
     // features, and each sandbox would build them again in its own view.
-    let key = warm_up.and_then(|nb| warm_up_key(&project.root, nb));
+    let key = |nb| warm_up_key(&project.root, nb, &held.dir, folder);
+    let before = warm_up.and_then(key);
     let built = !held.cold
         && engine::has_built_crate(&held.dir)
-        && key.is_some()
-        && engine::warm::recorded(&held.dir) == key;
+        && before
+            .as_ref()
+            .is_some_and(|k| engine::warm::is_current(&held.dir, k));
+    let mut warmed = None;
     if let Some(nb) = warm_up.filter(|_| !built) {
         if held.cold || !engine::has_built_crate(&held.dir) {
             eprintln!(
@@ -635,12 +658,8 @@ fn run_sandboxed(
         if engine::interrupted() {
             return Err(RunnerError::Interrupted);
         }
-        if let Some(key) = &key {
-            engine::warm::record(&held.dir, key).map_err(|source| EngineError::Io {
-                path: held.dir.clone(),
-                source,
-            })?;
-        }
+        // Its key again: a crate edited while it ran may not be built.
+        warmed = before.filter(|k| key(nb).as_ref() == Some(k));
     }
     engine::pin_versions(&project.root, &held.dir, needs_crate)?;
     // Every sandbox sees the build folder; the cells a teacher's `report` or
@@ -653,6 +672,15 @@ fn run_sandboxed(
             ),
         }
         .into());
+    }
+    // Recorded once the folder holds only what the next grade will find.
+    if let Some(k) = warmed {
+        if let Err(e) = engine::warm::record(&held.dir, &k) {
+            eprintln!(
+                "warning: cannot write {} ({e}); the next grade will run the notebook's :dep cells again",
+                engine::warm::note_path(&held.dir).display()
+            );
+        }
     }
     let base = held.dir.canonicalize().map_err(|source| EngineError::Io {
         path: held.dir.clone(),
@@ -787,5 +815,52 @@ mod tests {
         assert_eq!(page_name("c d"), "c_d");
         assert_eq!(page_name("../x"), "___x");
         assert_eq!(page_name(""), "_");
+    }
+
+    #[test]
+    fn the_warm_up_key_follows_the_crate_s_files_and_needs_a_path_for_every_dep() {
+        // A copy of this checkout's library: what a `:dep` compiles.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let copy = tempfile::tempdir().unwrap();
+        let files = crate::runner::hash::library_files(root).unwrap();
+        for rel in files.iter().chain([&PathBuf::from("Cargo.lock")]) {
+            let to = copy.path().join(rel);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(root.join(rel), &to).unwrap();
+        }
+        let build = copy.path().join("build");
+        let notebook = |dep: &str| {
+            let cells = serde_json::json!([{"cell_type": "code", "metadata": {}, "outputs": [],
+                "execution_count": null, "source": format!("{dep}\nuse puzzlebook::prelude::*;")}]);
+            let text = serde_json::json!({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells});
+            Notebook::parse(&text.to_string()).unwrap()
+        };
+        let by_path = notebook(&format!(
+            ":dep puzzlebook = {{ path = {:?}, features = [\"z3-dylib\"] }}",
+            copy.path().display().to_string()
+        ));
+        let key = || warm_up_key(copy.path(), &by_path, &build, copy.path());
+        let first = key().expect("a key for a crate named by absolute path");
+        assert_eq!(key().as_ref(), Some(&first));
+        // A source file touched, its contents the same: cargo rebuilds it.
+        let lib = copy.path().join("src/lib.rs");
+        let f = std::fs::File::options().write(true).open(&lib).unwrap();
+        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
+            .unwrap();
+        drop(f);
+        assert_ne!(key().as_ref(), Some(&first));
+        // A crate from the registry, a relative path, a name with "path" in
+        // it: no key, so the warm-up always runs.
+        for dep in [
+            ":dep rand = \"0.8\"",
+            ":dep pathfinding = \"4\"",
+            ":dep puzzlebook = { path = \"..\" }",
+        ] {
+            assert_eq!(
+                warm_up_key(copy.path(), &notebook(dep), &build, copy.path()),
+                None,
+                "{dep}"
+            );
+        }
     }
 }

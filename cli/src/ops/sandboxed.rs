@@ -599,33 +599,44 @@ fn keep_stdout() -> Result<std::fs::File, RunnerError> {
 
 /// The paths a `:dep` line of `nb` names (`path = "…"`), absolute ones.
 pub(super) fn dep_paths(nb: &Notebook) -> Vec<PathBuf> {
-    let mut paths = Vec::new();
-    for cell in nb.code_cells() {
-        for line in cell.cell.source.lines() {
-            if !line.trim_start().starts_with(":dep") {
-                continue;
-            }
-            let mut rest = line;
-            while let Some(at) = rest.find("path") {
-                rest = &rest[at + "path".len()..];
-                let after = rest.trim_start();
-                let Some(value) = after.strip_prefix('=') else {
-                    continue;
-                };
-                let value = value.trim_start();
-                let Some(value) = value.strip_prefix('"') else {
-                    continue;
-                };
-                let Some(end) = value.find('"') else { continue };
-                let p = PathBuf::from(&value[..end]);
-                if p.is_absolute() {
-                    paths.push(p);
-                }
-            }
-        }
-    }
+    let mut paths: Vec<PathBuf> = nb
+        .code_cells()
+        .flat_map(|cell| {
+            cell.cell
+                .source
+                .lines()
+                .flat_map(line_paths)
+                .collect::<Vec<_>>()
+        })
+        .collect();
     paths.sort();
     paths.dedup();
+    paths
+}
+
+/// The absolute paths one line names, if it is a `:dep` line (`path = "…"`).
+pub(super) fn line_paths(line: &str) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    if !line.trim_start().starts_with(":dep") {
+        return paths;
+    }
+    let mut rest = line;
+    while let Some(at) = rest.find("path") {
+        rest = &rest[at + "path".len()..];
+        let after = rest.trim_start();
+        let Some(value) = after.strip_prefix('=') else {
+            continue;
+        };
+        let value = value.trim_start();
+        let Some(value) = value.strip_prefix('"') else {
+            continue;
+        };
+        let Some(end) = value.find('"') else { continue };
+        let p = PathBuf::from(&value[..end]);
+        if p.is_absolute() {
+            paths.push(p);
+        }
+    }
     paths
 }
 

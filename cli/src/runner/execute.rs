@@ -211,12 +211,6 @@ pub fn start(
         source,
     })?;
     crate::engine::write_config(&config_dir)?;
-    // This engine may build anything in the folder: a later grade's warm-up
-    // runs again ([`crate::engine::warm`]).
-    crate::engine::warm::forget(build_dir).map_err(|source| EngineError::Io {
-        path: build_dir.to_path_buf(),
-        source,
-    })?;
     scope.engine(build_dir, &config_dir, limits.memory)?;
     Engine::create()
         .map(Started)
