@@ -353,8 +353,15 @@ pub fn grade(binary: &Path, root: &Path, class: usize) -> Result<Vec<Measurement
         (class, 1, true, false, format!("a class of {class}, -j 1")),
         (class, 2, true, false, format!("a class of {class}, -j 2")),
     ] {
+        let build = crate::engine::evcxr_dir();
+        if keep_note && !crate::engine::warm::note_path(&build).exists() {
+            return Err(BenchError::Wrong {
+                what: "the build folder before a grade after another".into(),
+                got: "no warm-up note".into(),
+                expected: "the note the last grade left".into(),
+            });
+        }
         if !keep_note {
-            let build = crate::engine::evcxr_dir();
             crate::engine::warm::forget(&build).map_err(file_err(&crate::engine::warm::note_path(&build)))?;
         }
         let (results, total, cpu, _) = measure(0..1, |_| grade(n, jobs, sandboxed))?;

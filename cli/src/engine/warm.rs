@@ -98,6 +98,7 @@ fn cargo_configs(build_dir: &Path) -> Vec<PathBuf> {
     let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let build_dir = std::path::absolute(build_dir).unwrap_or_else(|_| build_dir.to_path_buf());
     build_dir
         .ancestors()
         .map(|d| d.join(".cargo"))
@@ -257,7 +258,7 @@ mod tests {
         let lib = tempfile::NamedTempFile::new().unwrap();
         let dir = folder(lib.path());
         let probe = dir.path();
-        let key = key(&["a".into()], dir.path(), probe).unwrap();
+        let key = key(&["a".into()], dir.path(), probe).expect("rustc and cargo on PATH");
         assert!(!is_current(dir.path(), &key));
         record(dir.path(), &key).unwrap();
         assert!(is_current(dir.path(), &key));
@@ -281,7 +282,7 @@ mod tests {
         let lib = tempfile::NamedTempFile::new().unwrap();
         let dir = folder(lib.path());
         let (d, p) = (dir.path(), dir.path());
-        let one = key(&["a".into(), "b".into()], d, p).unwrap();
+        let one = key(&["a".into(), "b".into()], d, p).expect("rustc and cargo on PATH");
         assert_eq!(key(&["a".into(), "b".into()], d, p).unwrap(), one);
         assert_ne!(key(&["a".into(), "c".into()], d, p).unwrap(), one);
         // Parts are told apart by their lengths, not run together.

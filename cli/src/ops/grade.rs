@@ -264,16 +264,16 @@ fn warm_up(source: &Notebook) -> Option<Notebook> {
     Some(nb)
 }
 
-/// The key of what `warm_up` builds in `build_dir` ([`engine::warm::key`],
-/// the toolchain asked from `folder`, where its engine works): its evcxr
-/// commands (the `:dep` lines, paths absolute), the checkout's `Cargo.lock`,
-/// which pins their dependencies, and for each crate they name, its
-/// fingerprint and each of its files' time (cargo rebuilds by times, a file
-/// touched or checked out again too). None, so that the warm-up always
-/// runs, when a `:dep` line does not name exactly one crate by absolute
-/// path, or a crate is not one whose sources the fingerprint covers (a
-/// puzzlebook checkout's layout).
-fn warm_up_key(root: &Path, warm_up: &Notebook, build_dir: &Path, folder: &Path) -> Option<String> {
+/// What of `warm_up`'s own decides what it builds, as parts of its key
+/// ([`engine::warm::key`] adds the toolchain, the environment and the build
+/// folder's): its evcxr commands (the `:dep` lines, paths absolute), the
+/// checkout's `Cargo.lock`, which pins their dependencies, and for each crate
+/// they name, its fingerprint and each of its files' time (cargo rebuilds by
+/// times, a file touched or checked out again too). None, so that the
+/// warm-up always runs, when a `:dep` line does not name exactly one crate
+/// by absolute path, or a crate is not one whose sources the fingerprint
+/// covers (a puzzlebook checkout's layout).
+fn warm_up_parts(root: &Path, warm_up: &Notebook) -> Option<Vec<String>> {
     let lock = root.join("Cargo.lock");
     let mut parts = vec![
         crate::runner::hash::CAPTURE_FORMAT.to_string(),
@@ -296,7 +296,7 @@ fn warm_up_key(root: &Path, warm_up: &Notebook, build_dir: &Path, folder: &Path)
             parts.push(file_time(&path.join(file))?);
         }
     }
-    engine::warm::key(&parts, build_dir, folder)
+    Some(parts)
 }
 
 /// A file's path and time of change, to the nanosecond.
@@ -629,13 +629,14 @@ fn run_sandboxed(
     // Unless the folder's last warm-up had the same key and no engine ran
     // there since: a folder built for another notebook may lack this one's
     // features, and each sandbox would build them again in its own view.
-    let key = |nb| warm_up_key(&project.root, nb, &held.dir, folder);
-    let before = warm_up.and_then(key);
+    let key = |parts: &Vec<String>| engine::warm::key(parts, &held.dir, folder);
+    let before = warm_up.and_then(|nb| warm_up_parts(&project.root, nb));
     let built = !held.cold
         && engine::has_built_crate(&held.dir)
         && before
             .as_ref()
-            .is_some_and(|k| engine::warm::is_current(&held.dir, k));
+            .and_then(key)
+            .is_some_and(|k| engine::warm::is_current(&held.dir, &k));
     let mut warmed = None;
     if let Some(nb) = warm_up.filter(|_| !built) {
         if held.cold || !engine::has_built_crate(&held.dir) {
@@ -658,8 +659,8 @@ fn run_sandboxed(
         if engine::interrupted() {
             return Err(RunnerError::Interrupted);
         }
-        // Its key again: a crate edited while it ran may not be built.
-        warmed = before.filter(|k| key(nb).as_ref() == Some(k));
+        // Its inputs again: a crate edited while it ran may not be built.
+        warmed = before.filter(|p| warm_up_parts(&project.root, nb).as_ref() == Some(p));
     }
     engine::pin_versions(&project.root, &held.dir, needs_crate)?;
     // Every sandbox sees the build folder; the cells a teacher's `report` or
@@ -673,8 +674,10 @@ fn run_sandboxed(
         }
         .into());
     }
-    // Recorded once the folder holds only what the next grade will find.
-    if let Some(k) = warmed {
+    // Recorded once the folder holds only what the next grade will find,
+    // under the key taken now: the warm-up may have run build scripts whose
+    // inputs the key covers, for the first time.
+    if let Some(k) = warmed.as_ref().and_then(key) {
         if let Err(e) = engine::warm::record(&held.dir, &k) {
             eprintln!(
                 "warning: cannot write {} ({e}); the next grade will run the notebook's :dep cells again",
@@ -839,7 +842,11 @@ mod tests {
             ":dep puzzlebook = {{ path = {:?}, features = [\"z3-dylib\"] }}",
             copy.path().display().to_string()
         ));
-        let key = || warm_up_key(copy.path(), &by_path, &build, copy.path());
+        let warm_up_key = |nb: &Notebook| {
+            let parts = warm_up_parts(copy.path(), nb)?;
+            Some(engine::warm::key(&parts, &build, copy.path()).expect("rustc and cargo on PATH"))
+        };
+        let key = || warm_up_key(&by_path);
         let first = key().expect("a key for a crate named by absolute path");
         assert_eq!(key().as_ref(), Some(&first));
         // A source file touched, its contents the same: cargo rebuilds it.
@@ -856,11 +863,7 @@ mod tests {
             ":dep pathfinding = \"4\"",
             ":dep puzzlebook = { path = \"..\" }",
         ] {
-            assert_eq!(
-                warm_up_key(copy.path(), &notebook(dep), &build, copy.path()),
-                None,
-                "{dep}"
-            );
+            assert_eq!(warm_up_key(&notebook(dep)), None, "{dep}");
         }
     }
 }

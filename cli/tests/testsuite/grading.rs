@@ -396,6 +396,9 @@ fn one_run_grades_every_kind_of_submission_and_attackers_change_nothing_but_thei
         .args(before.keys().map(Path::new).filter(|p| *p != looper))
         .current_dir(f.root());
     let o = run(&mut c);
+    // The warm-up built this fixture's copy of the crate, its build scripts
+    // too, for the first time, and left its note for the next grade.
+    let warm_note = build.join("puzzlebook-warm").is_file();
     let config_after = std::fs::read(&planted).ok();
     let settings_after: Vec<Option<Vec<u8>>> =
         settings.iter().map(|p| std::fs::read(p).ok()).collect();
@@ -417,6 +420,7 @@ fn one_run_grades_every_kind_of_submission_and_attackers_change_nothing_but_thei
     // something (an attacker that stopped the grader would have made it
     // something else).
     assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(warm_note, "no warm-up note in {}", build.display());
     assert_eq!(
         config_after,
         config_before,
