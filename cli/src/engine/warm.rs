@@ -83,12 +83,7 @@ pub fn key(parts: &[String], build_dir: &Path, probe_dir: &Path) -> Option<Strin
     for input in build_script_inputs(build_dir) {
         add("build input", &input);
     }
-    Some(hex(h.finalize()))
-}
-
-/// Lowercase hex of a digest.
-fn hex(d: impl AsRef<[u8]>) -> String {
-    d.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+    Some(hex::encode(h.finalize()))
 }
 
 /// The cargo config files a build in `build_dir` reads, those that exist:
@@ -108,15 +103,23 @@ fn cargo_configs(build_dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// A file's length and time of change, or that it is missing.
-fn stamp(file: &Path) -> String {
+/// A file's length and time of change, or that it is missing. A folder's is
+/// the number of entries under it and the newest time among them and its
+/// own, as cargo looks through a folder a build script names.
+pub fn stamp(file: &Path) -> String {
     match std::fs::metadata(file) {
+        Ok(m) if m.is_dir() => {
+            let (mut count, mut newest) = (0u64, since_epoch(&m));
+            newest_under(file, &mut count, &mut newest);
+            format!(
+                "{} folder {count} {}.{:09}",
+                file.display(),
+                newest.as_secs(),
+                newest.subsec_nanos()
+            )
+        }
         Ok(m) => {
-            let t = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .unwrap_or_default();
+            let t = since_epoch(&m);
             format!(
                 "{} {} {}.{:09}",
                 file.display(),
@@ -129,9 +132,32 @@ fn stamp(file: &Path) -> String {
     }
 }
 
+/// A file's time of change, since the epoch.
+fn since_epoch(m: &std::fs::Metadata) -> std::time::Duration {
+    m.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .unwrap_or_default()
+}
+
+/// Counts the entries under `dir`, and keeps the newest time among them,
+/// without following links.
+fn newest_under(dir: &Path, count: &mut u64, newest: &mut std::time::Duration) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let Ok(m) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        *count += 1;
+        *newest = (*newest).max(since_epoch(&m));
+        if m.is_dir() {
+            newest_under(&entry.path(), count, newest);
+        }
+    }
+}
+
 /// What the build scripts built in `build_dir` said they read (cargo runs a
-/// script again when one changes): each absolute `rerun-if-changed` file's
-/// length and time, and each `rerun-if-env-changed` variable's value, sorted.
+/// script again when one changes): each absolute `rerun-if-changed` path's
+/// [`stamp`], and each `rerun-if-env-changed` variable's value, sorted.
 fn build_script_inputs(build_dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for build in target_folders(build_dir).map(|d| d.join("build")) {
@@ -174,13 +200,9 @@ fn target_folders(build_dir: &Path) -> impl Iterator<Item = PathBuf> {
 fn built(build_dir: &Path) -> String {
     let (mut count, mut newest) = (0u64, std::time::Duration::ZERO);
     let mut look = |path: &Path| {
-        if let Some(t) = std::fs::symlink_metadata(path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        {
+        if let Ok(m) = std::fs::symlink_metadata(path) {
             count += 1;
-            newest = newest.max(t);
+            newest = newest.max(since_epoch(&m));
         }
     };
     for fingerprints in target_folders(build_dir).map(|d| d.join(".fingerprint")) {
@@ -263,6 +285,20 @@ mod tests {
         record(dir.path(), &key).unwrap();
         assert!(is_current(dir.path(), &key));
         assert!(!is_current(dir.path(), "another key"));
+        let fingerprints = dir
+            .path()
+            .join("target/x86_64-unknown-linux-gnu/debug/.fingerprint");
+        // A dependency built again where it was: its fingerprint rewritten.
+        let f = std::fs::File::options()
+            .write(true)
+            .open(fingerprints.join("z3-1a/lib-z3"))
+            .unwrap();
+        f.set_modified(UNIX_EPOCH + std::time::Duration::from_secs(4_000_000_000))
+            .unwrap();
+        drop(f);
+        assert!(!is_current(dir.path(), &key));
+        record(dir.path(), &key).unwrap();
+        assert!(is_current(dir.path(), &key));
         // Another program builds a unit there: the record no longer holds.
         let unit = dir
             .path()
@@ -275,6 +311,33 @@ mod tests {
         assert!(!is_current(dir.path(), &key));
         // Forgetting twice is no error.
         forget(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_folder_s_stamp_follows_every_file_under_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let include = dir.path().join("include");
+        std::fs::create_dir_all(include.join("z3")).unwrap();
+        let header = include.join("z3/z3_api.h");
+        std::fs::write(&header, "a").unwrap();
+        // A time after the folders' own, so that it is the newest.
+        let touch = |secs: u64| {
+            let f = std::fs::File::options().write(true).open(&header).unwrap();
+            f.set_modified(UNIX_EPOCH + std::time::Duration::from_secs(secs))
+                .unwrap();
+        };
+        touch(4_000_000_000);
+        let first = stamp(&include);
+        assert_eq!(stamp(&include), first);
+        // A file two folders down changed in place: the folders' times stay.
+        touch(4_000_000_001);
+        assert_ne!(stamp(&include), first);
+        // A file added.
+        let second = stamp(&include);
+        std::fs::write(include.join("z3/z3_v1.h"), "b").unwrap();
+        touch(4_000_000_001);
+        assert_ne!(stamp(&include), second);
+        assert!(stamp(&dir.path().join("gone")).ends_with(" missing"));
     }
 
     #[test]

@@ -278,7 +278,7 @@ fn warm_up_parts(root: &Path, warm_up: &Notebook) -> Option<Vec<String>> {
     let mut parts = vec![
         crate::runner::hash::CAPTURE_FORMAT.to_string(),
         std::fs::read_to_string(&lock).ok()?,
-        file_time(&lock)?,
+        engine::warm::stamp(&lock),
     ];
     for cell in warm_up.code_cells() {
         for line in cell.cell.source.lines().map(str::trim) {
@@ -293,22 +293,10 @@ fn warm_up_parts(root: &Path, warm_up: &Notebook) -> Option<Vec<String>> {
     for path in sandboxed::dep_paths(warm_up) {
         parts.push(crate::runner::hash::fingerprint(&path).ok()?);
         for file in crate::runner::hash::library_files(&path).ok()? {
-            parts.push(file_time(&path.join(file))?);
+            parts.push(engine::warm::stamp(&path.join(file)));
         }
     }
     Some(parts)
-}
-
-/// A file's path and time of change, to the nanosecond.
-fn file_time(file: &Path) -> Option<String> {
-    let t = std::fs::metadata(file).ok()?.modified().ok()?;
-    let t = t.duration_since(std::time::UNIX_EPOCH).ok()?;
-    Some(format!(
-        "{} {}.{:09}",
-        file.display(),
-        t.as_secs(),
-        t.subsec_nanos()
-    ))
 }
 
 /// The folders of a course checkout that hold the teacher's notebooks, the
@@ -631,15 +619,15 @@ fn run_sandboxed(
     // features, and each sandbox would build them again in its own view.
     let key = |parts: &Vec<String>| engine::warm::key(parts, &held.dir, folder);
     let before = warm_up.and_then(|nb| warm_up_parts(&project.root, nb));
-    let built = !held.cold
-        && engine::has_built_crate(&held.dir)
+    let has_crate = !held.cold && engine::has_built_crate(&held.dir);
+    let built = has_crate
         && before
             .as_ref()
             .and_then(key)
             .is_some_and(|k| engine::warm::is_current(&held.dir, &k));
     let mut warmed = None;
     if let Some(nb) = warm_up.filter(|_| !built) {
-        if held.cold || !engine::has_built_crate(&held.dir) {
+        if !has_crate {
             eprintln!(
                 "note: building the crates the notebook's :dep cells name in {}, once, before any submission runs",
                 held.dir.display()

@@ -36,11 +36,6 @@ use sha1::{Digest, Sha1};
 pub const CAPTURE_FORMAT: &str =
     "puzzlebook-capture-v4 evcxr-0.22.0 opt-0 question-mark-primed stdout-displays-clears-stderr-mime-no-ansi cut-at-1MiB";
 
-/// Lowercase hex of a sha1 digest.
-fn hex(d: impl AsRef<[u8]>) -> String {
-    d.as_ref().iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The packages of the checkout a notebook's `:dep` compiles, as folders
 /// relative to the root: the library, and the shared polars and z3 libraries
 /// that its `polars-dylib` and `z3-dylib` features add.
@@ -214,7 +209,7 @@ pub fn fingerprint(root: &Path) -> std::io::Result<String> {
             .as_bytes(),
         );
     }
-    Ok(hex(h.finalize()))
+    Ok(hex::encode(h.finalize()))
 }
 
 /// The hash of one code cell, chained on the previous cell's hash (`""` for the first).
@@ -233,7 +228,7 @@ pub fn cell_hash(fingerprint: &str, previous: &str, source: &str) -> String {
     h.update(previous.as_bytes());
     h.update(b"\n");
     h.update(source.as_bytes());
-    hex(h.finalize())
+    hex::encode(h.finalize())
 }
 
 /// The hashes of a notebook's code cells, in order, from their sources.
@@ -257,7 +252,7 @@ mod tests {
         let mut h = Sha1::new();
         h.update(b"abc");
         assert_eq!(
-            hex(h.finalize()),
+            hex::encode(h.finalize()),
             "a9993e364706816aba3e25717850c26c9cd0d89d"
         );
     }
