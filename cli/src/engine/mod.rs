@@ -315,9 +315,6 @@ impl EngineScope {
     /// Sets the environment for an engine that builds in `build_dir`, with
     /// its evcxr config in `config_dir`, and whose cells' process may use
     /// `memory` bytes (`None`: no limit). Call it again for each engine.
-    ///
-    /// The engine may build anything in the folder, so the folder's note of
-    /// a grade's warm-up goes ([`warm`]); in a sandbox, only from its view.
     pub fn engine(
         &mut self,
         build_dir: &Path,
@@ -333,10 +330,6 @@ impl EngineScope {
             );
         }
         let build_dir = self.absolute(build_dir);
-        warm::forget(&build_dir).map_err(|source| EngineError::Io {
-            path: warm::note_path(&build_dir),
-            source,
-        })?;
         engine_environment(&build_dir, &self.absolute(config_dir), memory)?;
         if let Some((var, dir)) = self.hand_over.take() {
             std::env::set_var(var, self.absolute(&dir));
@@ -415,6 +408,15 @@ pub fn has_built_crate(slot: &Path) -> bool {
         })
 }
 
+/// Whether a file or folder of a target folder, by its name, is of the cell
+/// crate evcxr compiles every cell into (`ctx`), not of a dependency.
+pub(crate) fn is_cells_build(name: &str) -> bool {
+    name.starts_with("libctx-")
+        || name.starts_with("libctx.")
+        || name.starts_with("libcode_")
+        || name.starts_with("ctx-")
+}
+
 /// Removes from a build folder what evcxr kept of the cells it compiled
 /// there: the last cell's source (`src/lib.rs`), and in each target folder
 /// the cell crate's libraries (`libctx-…`, `libcode_N`), its dependency
@@ -426,12 +428,6 @@ pub fn has_built_crate(slot: &Path) -> bool {
 /// teacher's `report` or an earlier trusted grade compiles hidden tests
 /// there.
 pub fn forget_cells(slot: &Path) -> Vec<PathBuf> {
-    let is_cells = |name: &str| {
-        name.starts_with("libctx-")
-            || name.starts_with("libctx.")
-            || name.starts_with("libcode_")
-            || name.starts_with("ctx-")
-    };
     let mut gone = vec![slot.join("src/lib.rs")];
     let targets = std::fs::read_dir(slot.join("target"))
         .into_iter()
@@ -443,7 +439,7 @@ pub fn forget_cells(slot: &Path) -> Vec<PathBuf> {
         for sub in ["", "deps", "incremental", ".fingerprint"] {
             let dir = debug.join(sub);
             for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                if is_cells(&e.file_name().to_string_lossy()) {
+                if is_cells_build(&e.file_name().to_string_lossy()) {
                     gone.push(e.path());
                 }
             }
@@ -728,11 +724,9 @@ mod tests {
         std::env::set_current_dir(&start).unwrap();
         std::env::set_var("EVCXR_TMPDIR", "before");
         std::env::remove_var("EVCXR_CONFIG_DIR");
-        // A grade's warm-up note in the build folder, and a file of that name
-        // where the relative path would lead from the notebooks' folder.
+        // A build folder where the relative path leads from each folder.
         for dir in [&start, &notebooks] {
             std::fs::create_dir_all(dir.join("evcxr")).unwrap();
-            std::fs::write(warm::note_path(&dir.join("evcxr")), "a key\n").unwrap();
         }
         {
             let mut scope = EngineScope::enter().unwrap();
@@ -742,10 +736,6 @@ mod tests {
             scope
                 .engine(Path::new("evcxr"), Path::new("evcxr/config"), Some(1 << 30))
                 .unwrap();
-            // The engine may build anything there: the note is gone, and
-            // only that one.
-            assert!(!warm::note_path(&start.join("evcxr")).exists());
-            assert!(warm::note_path(&notebooks.join("evcxr")).exists());
             let start = start.canonicalize().unwrap();
             assert_eq!(
                 std::env::var_os("EVCXR_TMPDIR").unwrap(),

@@ -12,11 +12,10 @@
 //! as the engine will find it, the `RUST…` and `CARGO…` environment, cargo's
 //! config files, what the folder's build scripts said they read (files and
 //! variables), and this program's engine settings. The record is the
-//! folder's cargo fingerprints (how many, the newest time): anything that
-//! built there since, this program or another, changes it. An engine this
-//! program starts in the folder outside a sandbox also forgets the note
-//! ([`super::EngineScope::engine`] calls [`forget`]); one in a sandbox
-//! forgets it only in its own view.
+//! folder's cargo fingerprints (how many, the newest time) but the cells'
+//! own: any dependency built there since, by this program or another,
+//! changes it, while a `report` or `run` of notebooks that build nothing
+//! new, whose cells compile there, leaves the note standing.
 
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -196,7 +195,9 @@ fn target_folders(build_dir: &Path) -> impl Iterator<Item = PathBuf> {
 }
 
 /// The folder's build as cargo's fingerprints record it: how many there are
-/// and the newest time among them. Any build there changes it.
+/// and the newest time among them, but for the cells' crate, which every
+/// engine compiles and `grade` removes ([`super::forget_cells`]). Any build
+/// of a dependency there changes it.
 fn built(build_dir: &Path) -> String {
     let (mut count, mut newest) = (0u64, std::time::Duration::ZERO);
     let mut look = |path: &Path| {
@@ -210,6 +211,7 @@ fn built(build_dir: &Path) -> String {
             .into_iter()
             .flatten()
             .flatten()
+            .filter(|u| !super::is_cells_build(&u.file_name().to_string_lossy()))
         {
             look(&unit.path());
             for file in std::fs::read_dir(unit.path())
@@ -276,7 +278,7 @@ mod tests {
     }
 
     #[test]
-    fn a_note_holds_until_forgotten_or_the_build_changes() {
+    fn a_note_holds_until_forgotten_or_a_dependency_is_built() {
         let lib = tempfile::NamedTempFile::new().unwrap();
         let dir = folder(lib.path());
         let probe = dir.path();
@@ -285,9 +287,13 @@ mod tests {
         record(dir.path(), &key).unwrap();
         assert!(is_current(dir.path(), &key));
         assert!(!is_current(dir.path(), "another key"));
+        // A `report` compiles its cells there: the note holds.
         let fingerprints = dir
             .path()
             .join("target/x86_64-unknown-linux-gnu/debug/.fingerprint");
+        std::fs::create_dir_all(fingerprints.join("ctx-4d")).unwrap();
+        std::fs::write(fingerprints.join("ctx-4d/lib-ctx"), "4567").unwrap();
+        assert!(is_current(dir.path(), &key));
         // A dependency built again where it was: its fingerprint rewritten.
         let f = std::fs::File::options()
             .write(true)

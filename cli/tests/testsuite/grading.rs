@@ -617,7 +617,8 @@ fn every_chapter_grades_wrong_answers_by_their_right_parts_with_witnesses() {
     // (contents, time) after each grade. Chapters 01 to 03 `:dep` the crate
     // alike, so the grades of 02 and 03 find 01's warm-up done and start
     // no engine outside their sandboxes, which would have written the note
-    // anew; 04 also asks for polars, and warms up again.
+    // anew, though a teacher's `run` that builds nothing new came between;
+    // 04 also asks for polars, and warms up again.
     let note = puzzlebook_cli::engine::evcxr_dir().join("puzzlebook-warm");
     let read_note = || {
         let modified = std::fs::metadata(&note).and_then(|m| m.modified());
@@ -739,6 +740,39 @@ fn every_chapter_grades_wrong_answers_by_their_right_parts_with_witnesses() {
             _ => {}
         }
         last_note = now;
+        if stem.starts_with("01-") {
+            // A teacher's `run`, in the same build folder, of a notebook
+            // whose `:dep` cell is the chapter's: its cells compile there,
+            // and nothing else builds.
+            let nb: serde_json::Value = serde_json::from_str(&teacher).unwrap();
+            let dep = nb["cells"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["cell_type"] == "code")
+                .map(|c| joined(&c["source"]))
+                .unwrap()
+                .replace(
+                    "path = \"..\"",
+                    &format!("path = {:?}", root_dir().display().to_string()),
+                );
+            let cells: Vec<serde_json::Value> = [dep.as_str(), "let x = 6 * 7;", "x"]
+                .iter()
+                .map(|source| {
+                    serde_json::json!({"cell_type": "code", "metadata": {}, "outputs": [],
+                        "execution_count": null, "source": source})
+                })
+                .collect();
+            let aside = dir.path().join("aside.ipynb");
+            let notebook = serde_json::json!({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells});
+            std::fs::write(&aside, notebook.to_string()).unwrap();
+            let o = run(crate::common::puzzlebook(&["run", "--root"])
+                .arg(root_dir())
+                .arg(&aside));
+            assert!(o.status.success(), "{}", text(&o.stderr));
+            assert!(std::fs::read_to_string(&aside).unwrap().contains("42"));
+            assert_eq!(read_note(), last_note, "the run changed the warm-up note");
+        }
         let csv = std::fs::read_to_string(dir.path().join("graded/grades.csv")).unwrap();
         // Each exercise's points, from the teacher's metadata.
         let nb: serde_json::Value = serde_json::from_str(&teacher).unwrap();
