@@ -243,7 +243,8 @@ pub fn record(build_dir: &Path, key: &str) -> std::io::Result<()> {
     std::fs::write(note_path(build_dir), note(build_dir, key))
 }
 
-/// Forgets the folder's warm-up: an engine is about to build there.
+/// Forgets the folder's warm-up, so that the next grade runs it again
+/// (`bench` measures a first grade so).
 pub fn forget(build_dir: &Path) -> std::io::Result<()> {
     match std::fs::remove_file(note_path(build_dir)) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),

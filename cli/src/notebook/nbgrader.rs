@@ -128,7 +128,7 @@ pub fn checksum(cell: &NotebookCell, meta: &Nbgrader, locked: bool) -> String {
         // Python's str(float): 2 → "2.0", 1.5 → "1.5", as Rust's `{:?}`.
         m.update(format!("{:?}", meta.points.unwrap_or(0.0)).as_bytes());
     }
-    m.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(m.finalize())
 }
 
 #[cfg(test)]

@@ -595,7 +595,7 @@ fn run_trusted(
 /// [`Runs`], each in a sandbox of its own, over the build folder, in which
 /// `warm_up` (the teacher's `:dep` cells, trusted) runs first, outside, to
 /// build what they need, unless the folder's note says that it did and that
-/// nothing can have changed since ([`warm_up_key`]). The reference run is
+/// nothing can have changed since ([`engine::warm`], [`warm_up_parts`]). The reference run is
 /// sandboxed too, so that the cells it compiles, hidden tests and all, stay
 /// in its own view of the build folder; it starts first, and the submissions
 /// run beside it, though none starts once it has failed.
@@ -614,9 +614,10 @@ fn run_sandboxed(
     sandbox::check_available(&folder.join("trial"))?;
     let needs_crate =
         reference_nb.depends_on_crate() || ready.iter().any(|r| r.assembled.nb.depends_on_crate());
-    // Unless the folder's last warm-up had the same key and no engine ran
-    // there since: a folder built for another notebook may lack this one's
-    // features, and each sandbox would build them again in its own view.
+    // Unless the folder's last warm-up had the same key and no dependency
+    // was built there since: a folder built for another notebook may lack
+    // this one's features, and each sandbox would build them again in its
+    // own view.
     let key = |parts: &Vec<String>| engine::warm::key(parts, &held.dir, folder);
     let before = warm_up.and_then(|nb| warm_up_parts(&project.root, nb));
     let has_crate = !held.cold && engine::has_built_crate(&held.dir);
