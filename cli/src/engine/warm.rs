@@ -44,7 +44,9 @@ const SECRET: [&str; 4] = ["TOKEN", "SECRET", "PASSWORD", "CREDENTIAL"];
 /// program's engine settings. None when the toolchain does not answer.
 pub fn key(parts: &[String], build_dir: &Path, probe_dir: &Path) -> Option<String> {
     let mut h = Sha1::new();
-    h.update(b"puzzlebook-warm-v2\n");
+    // v3: the runner builds the versions the checkout's lock pins; a folder
+    // warmed before may hold others, which every sandbox would build again.
+    h.update(b"puzzlebook-warm-v3\n");
     let mut add = |what: &str, text: &str| {
         h.update(format!("{what} {}\n", text.len()).as_bytes());
         h.update(text.as_bytes());

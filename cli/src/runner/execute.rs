@@ -1,7 +1,7 @@
 //! Executing a notebook's code cells in order through `evcxr::CommandContext`.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use puzzlebook::rich::Shown;
@@ -187,8 +187,10 @@ pub fn execute(
     run_started(started, nb, label, limits, &mut progress)
 }
 
-/// An evcxr engine started in a build folder, for one notebook's cells.
-pub struct Started(Engine);
+/// An evcxr engine started in a build folder, for one notebook's cells, and
+/// the folder's `Cargo.lock` as the caller pinned it before the start
+/// ([`crate::engine::pin_versions`]).
+pub struct Started(Engine, Option<(PathBuf, Vec<u8>)>);
 
 /// Starts an engine for notebook `label` in `build_dir`, its cells' process
 /// limited to `limits.memory`.
@@ -212,9 +214,29 @@ pub fn start(
     })?;
     crate::engine::write_config(&config_dir)?;
     scope.engine(build_dir, &config_dir, limits.memory)?;
+    let lock = scope.absolute(&build_dir.join("Cargo.lock"));
+    let pinned = std::fs::read(&lock).ok().map(|bytes| (lock, bytes));
     Engine::create()
-        .map(Started)
+        .map(|engine| Started(engine, pinned))
         .map_err(ExecError::engine(label))
+}
+
+/// Puts the pinned `Cargo.lock` back in the build folder, before a cell with
+/// a `:dep` line, as the kernel does. Every compile makes cargo drop from the
+/// lock what that cell's crate does not use: evcxr's own first one (`42`)
+/// and the runner's primer, which use nothing, and each cell before a later
+/// `:dep`. That `:dep` would then resolve its crates afresh, to the newest
+/// versions cargo has, not those the checkout's lock pins (and the cells'
+/// hashes cover).
+fn repin(pinned: Option<&(PathBuf, Vec<u8>)>) -> Result<(), ExecError> {
+    let Some((lock, bytes)) = pinned else {
+        return Ok(());
+    };
+    std::fs::write(lock, bytes).map_err(|source| EngineError::Io {
+        path: lock.clone(),
+        source,
+    })?;
+    Ok(())
 }
 
 /// Primes a [`start`]ed engine and runs `nb`'s code cells in it, in order, as
@@ -226,9 +248,17 @@ pub fn run_started(
     limits: CellLimits,
     progress: &mut impl FnMut(Progress<'_>),
 ) -> Result<Vec<Vec<Output>>, ExecError> {
-    let mut engine = started.0;
+    let Started(mut engine, pinned) = started;
     engine.prime().map_err(ExecError::engine(label))?;
-    first_failure(run_cells(engine, nb, label, limits, progress, false))
+    first_failure(run_cells(
+        engine,
+        nb,
+        label,
+        limits,
+        progress,
+        false,
+        pinned.as_ref(),
+    ))
 }
 
 /// Each code cell's outputs or why it failed, in order, from a run that
@@ -249,9 +279,17 @@ pub fn run_started_past_failures(
     limits: CellLimits,
     progress: &mut impl FnMut(Progress<'_>),
 ) -> Result<CellResults, ExecError> {
-    let mut engine = started.0;
+    let Started(mut engine, pinned) = started;
     engine.prime().map_err(ExecError::engine(label))?;
-    Ok(run_cells(engine, nb, label, limits, progress, true))
+    Ok(run_cells(
+        engine,
+        nb,
+        label,
+        limits,
+        progress,
+        true,
+        pinned.as_ref(),
+    ))
 }
 
 /// The cells' outputs, or the first cell's failure.
@@ -533,6 +571,7 @@ fn run_cells(
     limits: CellLimits,
     progress: &mut impl FnMut(Progress<'_>),
     past_failures: bool,
+    pinned: Option<&(PathBuf, Vec<u8>)>,
 ) -> CellResults {
     let total = nb.code_cells().count();
     let mut all = Vec::with_capacity(total);
@@ -544,6 +583,16 @@ fn run_cells(
             index,
             name: &code.name,
         });
+        let has_dep = cell
+            .source
+            .lines()
+            .any(|l| l.trim_start().starts_with(":dep"));
+        if has_dep {
+            if let Err(e) = repin(pinned) {
+                all.push(Err(e));
+                break;
+            }
+        }
         let failure = match engine.run(&cell.source, limits) {
             Ok(done) => Ok(done),
             Err(CellFailure::Failed(message)) => {

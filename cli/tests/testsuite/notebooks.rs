@@ -63,6 +63,40 @@ fn the_committed_notebooks_and_reports_come_out_again_byte_for_byte() {
             );
         }
     }
+    // The notebooks' crates were built at the versions the checkout's lock
+    // pins, which their cells' hashes cover: every package the build
+    // folder's lock holds, but the cells' own crate, is in the checkout's at
+    // the same version. (evcxr's first compile drops them from the lock,
+    // and the runner puts it back before the `:dep`.)
+    let pins = |path: &std::path::Path| -> std::collections::BTreeSet<(String, String)> {
+        let text = std::fs::read_to_string(path).unwrap();
+        text.split("[[package]]")
+            .filter_map(|block| {
+                let field = |key: &str| {
+                    block
+                        .lines()
+                        .find_map(|l| l.strip_prefix(&format!("{key} = \"")))
+                        .map(|v| v.trim_end_matches('"').to_string())
+                };
+                Some((field("name")?, field("version")?))
+            })
+            .collect()
+    };
+    let checkout = pins(&root_dir().join("Cargo.lock"));
+    let built = pins(&puzzlebook_cli::engine::evcxr_dir().join("Cargo.lock"));
+    assert!(
+        built.iter().any(|(name, _)| name == "z3"),
+        "the build folder's lock lost the notebooks' crates: {built:?}"
+    );
+    let unpinned: Vec<_> = built
+        .iter()
+        .filter(|(name, _)| name != "ctx")
+        .filter(|p| !checkout.contains(*p))
+        .collect();
+    assert!(
+        unpinned.is_empty(),
+        "locked at versions Cargo.lock does not pin: {unpinned:?}"
+    );
     // The runner builds cells at opt-level 0, as docs/first-run.md says (and as the
     // kernel's init.evcxr asks): evcxr wrote it into the build folder's manifest.
     let manifest = puzzlebook_cli::engine::evcxr_dir().join("Cargo.toml");
