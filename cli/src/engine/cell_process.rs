@@ -120,7 +120,13 @@ pub fn hook() {
     {
         limit_memory(bytes);
     }
-    if let Err(e) = mark_user_errors() {
+    // A context that started quickly ran no `42` of its own: its first run
+    // is a cell, and is marked as every later one.
+    let unmarked = match std::env::var_os(evcxr::puzzlebook::QUICK_START_VAR) {
+        Some(_) => 0,
+        None => 1,
+    };
+    if let Err(e) = mark_user_errors(unmarked) {
         eprintln!("puzzlebook: cannot watch the cells' output for `?` errors: {e}");
     }
 }
@@ -161,8 +167,9 @@ impl std::fmt::Display for CellMark {
 /// in the cell's outputs as it does any `EVCXR_BEGIN_CONTENT` block. So the
 /// cell's result itself says that it failed, with nothing left to timing.
 /// Before the line that ends a cell, it writes the cell's end marks
-/// ([`END_OF_OUTPUT`]) and a [`RAN_MIME`] block.
-fn mark_user_errors() -> std::io::Result<()> {
+/// ([`END_OF_OUTPUT`]) and a [`RAN_MIME`] block, but for the first
+/// `unmarked` runs.
+fn mark_user_errors(unmarked: u64) -> std::io::Result<()> {
     let mut fds = [0; 2];
     // SAFETY: pipe writes two descriptors into the array it is given; dup and
     // dup2 take and return descriptors, checked below.
@@ -184,6 +191,7 @@ fn mark_user_errors() -> std::io::Result<()> {
                 std::io::BufReader::new(std::fs::File::from(read)),
                 std::fs::File::from(evcxr),
                 std::io::stderr(),
+                unmarked,
             );
         })?;
     Ok(())
@@ -195,11 +203,13 @@ fn mark_user_errors() -> std::io::Result<()> {
 /// that block at evcxr's panic line, and a mark before it would be read as
 /// the block's content. Before each line that ends a cell, the cell's end
 /// mark goes to `err` (standard error, where the cell's own lines went
-/// before it) and to `to`, and its run number in a [`RAN_MIME`] block.
+/// before it) and to `to`, and its run number in a [`RAN_MIME`] block, but
+/// for the first `unmarked` runs.
 fn copy_marking(
     mut from: impl BufRead,
     mut to: impl Write,
     mut err: impl Write,
+    unmarked: u64,
 ) -> std::io::Result<()> {
     let mut line = Vec::new();
     let mut run: u64 = 0;
@@ -217,12 +227,13 @@ fn copy_marking(
         if line == EVCXR_COMPLETE {
             run += 1;
         }
-        // The first run is evcxr's own `42`, while its context starts:
-        // before anyone can read the context's standard output channel, and
-        // evcxr waits until that channel is empty, so a mark there would
-        // hang it. (A process evcxr starts again after a crash runs no `42`:
-        // its first cell goes unmarked, and no reader waits for it.)
-        if line == EVCXR_COMPLETE && run > 1 {
+        // Unless the context started quickly, the first run is evcxr's own
+        // `42`, while its context starts: before anyone can read the
+        // context's standard output channel, and evcxr waits until that
+        // channel is empty, so a mark there would hang it. (A process evcxr
+        // starts again after a crash runs no `42`: in the kernel its first
+        // cell goes unmarked, and no reader waits for it.)
+        if line == EVCXR_COMPLETE && run > unmarked {
             // Standard error first: a kernel that has the mark on standard
             // output may already be waiting for this one.
             writeln!(err, "{END_OF_OUTPUT}{run}")?;
@@ -253,8 +264,13 @@ mod tests {
     /// Copies `input` as the cell process does: what evcxr reads on
     /// standard output, and what the cell process adds on standard error.
     fn copied(input: &str) -> (String, String) {
+        copied_after(input, 1)
+    }
+
+    /// As [`copied`], with the first `unmarked` runs left without marks.
+    fn copied_after(input: &str, unmarked: u64) -> (String, String) {
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        copy_marking(input.as_bytes(), &mut out, &mut err).unwrap();
+        copy_marking(input.as_bytes(), &mut out, &mut err, unmarked).unwrap();
         (
             String::from_utf8(out).unwrap(),
             String::from_utf8(err).unwrap(),
@@ -318,6 +334,17 @@ mod tests {
         let marks: Vec<u64> = lines.iter().filter_map(|l| end_of_output(l)).collect();
         assert_eq!(marks, [2, 3, 2, 3]);
         assert_eq!(end_of_output("first"), None);
+        // A context that started quickly ran no `42`: its first run is a
+        // cell's, and is marked.
+        let (out, err) = copied_after("first\nEVCXR_EXECUTION_COMPLETE\n", 0);
+        assert_eq!(
+            out,
+            format!(
+                "first\nEVCXR_BEGIN_CONTENT {RAN_MIME}\n1\nEVCXR_END_CONTENT\n{END_OF_OUTPUT}1\n\
+                 EVCXR_EXECUTION_COMPLETE\n"
+            )
+        );
+        assert_eq!(err, format!("{END_OF_OUTPUT}1\n"));
         assert_eq!(end_of_output("PUZZLEBOOK_END_OF_CELL_OUTPUT x"), None);
     }
 

@@ -3,6 +3,8 @@
 //! optimisation level cells compile at. The runner and the Jupyter kernel share it.
 
 pub mod cell_process;
+#[cfg(test)]
+mod evcxr_fork;
 pub mod hints;
 pub(crate) mod namespace;
 pub mod parent;
@@ -244,6 +246,8 @@ fn engine_environment(
     for var in HAND_OVER_VARS {
         std::env::remove_var(var);
     }
+    // Only the runner's engines start quickly ([`EngineScope::quick_start`]).
+    std::env::remove_var(evcxr::puzzlebook::QUICK_START_VAR);
     match memory {
         Some(bytes) => {
             std::env::set_var(crate::engine::cell_process::MEMORY_VAR, bytes.to_string())
@@ -261,7 +265,7 @@ const HAND_OVER_VARS: [&str; 2] = [
 ];
 
 /// The variables [`engine_environment`] sets or removes.
-const ENGINE_VARS: [&str; 9] = [
+const ENGINE_VARS: [&str; 10] = [
     HAND_OVER_VARS[0],
     HAND_OVER_VARS[1],
     "EVCXR_TMPDIR",
@@ -271,6 +275,7 @@ const ENGINE_VARS: [&str; 9] = [
     "LD_LIBRARY_PATH",
     "EVCXR_CONFIG_DIR",
     crate::engine::cell_process::MEMORY_VAR,
+    evcxr::puzzlebook::QUICK_START_VAR,
 ];
 
 /// The process-wide state an evcxr engine reads as it starts (its
@@ -335,6 +340,17 @@ impl EngineScope {
             std::env::set_var(var, self.absolute(&dir));
         }
         Ok(())
+    }
+
+    /// Makes the next engine start without evcxr's own first cell (`42`),
+    /// with `?` allowed from its first cell: our hook in the vendored evcxr
+    /// (`cli/vendor/evcxr/PUZZLEBOOK.md`). The runner's engines ask for no
+    /// completion, which is what that cell is for upstream; the kernel's do,
+    /// and [`EngineScope::engine`] takes this out again. The cells' process
+    /// reads it too: its first run is then a cell of the notebook, and gets
+    /// its end marks ([`crate::engine::cell_process`]).
+    pub fn quick_start(&mut self) {
+        std::env::set_var(evcxr::puzzlebook::QUICK_START_VAR, "1");
     }
 
     /// Makes the next engine's cells hand their answers over in `dir`
@@ -551,6 +567,9 @@ pub fn write_config(config_dir: &Path) -> Result<(), EngineError> {
 /// printing the value with `Debug` instead of calling `evcxr_display`. So the
 /// first cell of a notebook to end in `table(&x)?` showed a Debug dump instead
 /// of its table. Running this first takes that round out of the notebook's cells.
+///
+/// The kernel runs it as it loads; the runner's engines need none
+/// ([`EngineScope::quick_start`]).
 pub const PRIME_QUESTION_MARK: &str = "Ok::<(), std::fmt::Error>(())?;";
 
 /// How long a cell may run before the runner stops it, unless

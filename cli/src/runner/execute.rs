@@ -214,6 +214,7 @@ pub fn start(
     })?;
     crate::engine::write_config(&config_dir)?;
     scope.engine(build_dir, &config_dir, limits.memory)?;
+    scope.quick_start();
     let lock = scope.absolute(&build_dir.join("Cargo.lock"));
     let pinned = std::fs::read(&lock).ok().map(|bytes| (lock, bytes));
     Engine::create()
@@ -223,8 +224,7 @@ pub fn start(
 
 /// Puts the pinned `Cargo.lock` back in the build folder, before a cell with
 /// a `:dep` line, as the kernel does. Every compile makes cargo drop from the
-/// lock what that cell's crate does not use: evcxr's own first one (`42`)
-/// and the runner's primer, which use nothing, and each cell before a later
+/// lock what that cell's crate does not use: each cell before a later
 /// `:dep`. That `:dep` would then resolve its crates afresh, to the newest
 /// versions cargo has, not those the checkout's lock pins (and the cells'
 /// hashes cover).
@@ -316,15 +316,13 @@ impl Engine {
         })
     }
 
-    /// Gives the engine the runner's settings ([`crate::engine::init_commands`])
-    /// and primes it ([`crate::engine::PRIME_QUESTION_MARK`]).
+    /// Gives the engine the runner's settings ([`crate::engine::init_commands`]).
+    /// `?` is allowed from its first cell without a primer: it started
+    /// quickly ([`crate::engine::EngineScope::quick_start`]).
     fn prime(&mut self) -> Result<(), String> {
         for command in crate::engine::init_commands().lines() {
             self.ctx.execute(command).map_err(|e| e.to_string())?;
         }
-        self.ctx
-            .execute(crate::engine::PRIME_QUESTION_MARK)
-            .map_err(|e| format!("priming `?`: {e}"))?;
         self.stdout.take();
         self.stderr.take();
         Ok(())

@@ -33,6 +33,10 @@ use sha1::{Digest, Sha1};
 /// What the runner's output capture is: bump it when the runner changes how a
 /// cell's outputs come out (what it runs before the cells, how it joins
 /// streams, which MIME types it keeps), or when evcxr's version changes.
+/// `question-mark-primed` names what the cells find: `?` allowed from the
+/// first one, which the engine now starts with rather than reaching by a
+/// primer cell ([`crate::engine::EngineScope::quick_start`]); the outputs
+/// are the same byte for byte.
 pub const CAPTURE_FORMAT: &str =
     "puzzlebook-capture-v4 evcxr-0.22.0 opt-0 question-mark-primed stdout-displays-clears-stderr-mime-no-ansi cut-at-1MiB";
 

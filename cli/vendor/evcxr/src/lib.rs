@@ -22,6 +22,7 @@ mod eval_context;
 mod evcxr_internal_runtime;
 mod item;
 mod module;
+pub mod puzzlebook; // puzzlebook: our additions (PUZZLEBOOK.md).
 mod runtime;
 mod rust_analyzer;
 mod statement_splitter;
