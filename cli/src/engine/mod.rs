@@ -528,6 +528,13 @@ pub fn pin_versions(checkout: &Path, build_dir: &Path, needed: bool) -> Result<(
 /// and the notebooks' data are small, so results come sooner.
 pub const OPT_LEVEL: &str = "0";
 
+/// Whether a cell's code has a `:dep` line: one that may make cargo resolve
+/// versions again, so the runner and the kernel put the pinned `Cargo.lock`
+/// back first, and the grader's warm-up builds up to the last such cell.
+pub fn has_dep_line(code: &str) -> bool {
+    code.lines().any(|l| l.trim_start().starts_with(":dep"))
+}
+
 /// The evcxr commands that set up an engine as the runner sets up its own
 /// (the kernel's `init.evcxr` starts with them).
 pub fn init_commands() -> String {
@@ -604,6 +611,14 @@ pub fn interrupted() -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_dep_line_is_one_that_starts_with_dep_after_its_indent() {
+        assert!(super::has_dep_line("use a;\n  :dep z3 = \"0.22\"\n"));
+        assert!(super::has_dep_line(":dep puzzlebook = { path = \"..\" }"));
+        assert!(!super::has_dep_line("// :dep in a comment\nlet dep = 1;"));
+        assert!(!super::has_dep_line("println!(\":dep\");"));
+    }
+
     #[test]
     fn the_config_file_gives_evcxr_the_runner_s_level() {
         let dir = tempfile::tempdir().unwrap();

@@ -202,12 +202,6 @@ fn target_folders(build_dir: &Path) -> impl Iterator<Item = PathBuf> {
 /// of a dependency there changes it.
 fn built(build_dir: &Path) -> String {
     let (mut count, mut newest) = (0u64, std::time::Duration::ZERO);
-    let mut look = |path: &Path| {
-        if let Ok(m) = std::fs::symlink_metadata(path) {
-            count += 1;
-            newest = newest.max(since_epoch(&m));
-        }
-    };
     for fingerprints in target_folders(build_dir).map(|d| d.join(".fingerprint")) {
         for unit in std::fs::read_dir(fingerprints)
             .into_iter()
@@ -215,14 +209,11 @@ fn built(build_dir: &Path) -> String {
             .flatten()
             .filter(|u| !super::is_cells_build(&u.file_name().to_string_lossy()))
         {
-            look(&unit.path());
-            for file in std::fs::read_dir(unit.path())
-                .into_iter()
-                .flatten()
-                .flatten()
-            {
-                look(&file.path());
+            if let Ok(m) = std::fs::symlink_metadata(unit.path()) {
+                count += 1;
+                newest = newest.max(since_epoch(&m));
             }
+            newest_under(&unit.path(), &mut count, &mut newest);
         }
     }
     format!("{count} {}.{:09}", newest.as_secs(), newest.subsec_nanos())

@@ -340,7 +340,7 @@ impl Extension {
     /// On the engine's thread, before the cell `code` runs: a `:dep` may make
     /// cargo resolve versions again, so they are pinned first.
     fn before_cell(&self, code: &str) {
-        if code.lines().any(|l| l.trim_start().starts_with(":dep")) {
+        if crate::engine::has_dep_line(code) {
             (self.before_dep)();
         }
     }

@@ -255,7 +255,7 @@ enum How {
 /// absolute): what builds the crates every submission uses.
 fn warm_up(source: &Notebook) -> Option<Notebook> {
     let has_dep = |c: &crate::notebook::ipynb::NotebookCell| {
-        c.kind == CellKind::Code && c.source.lines().any(|l| l.trim_start().starts_with(":dep"))
+        c.kind == CellKind::Code && crate::engine::has_dep_line(&c.source)
     };
     let last = source.cells.iter().rposition(has_dep)?;
     let mut nb = source.clone();

@@ -581,11 +581,7 @@ fn run_cells(
             index,
             name: &code.name,
         });
-        let has_dep = cell
-            .source
-            .lines()
-            .any(|l| l.trim_start().starts_with(":dep"));
-        if has_dep {
+        if crate::engine::has_dep_line(&cell.source) {
             if let Err(e) = repin(pinned) {
                 all.push(Err(e));
                 break;
