@@ -526,7 +526,7 @@ fn a_cell_past_the_timeout_is_stopped_and_nothing_is_written() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     let err = text(&o.stderr);
     assert!(
-        err.contains("notebooks/forever.ipynb, cell 2 (code cell 1, \"forever\") was still running after 5 s, the cell timeout"),
+        err.contains("notebooks/forever.ipynb, cell 3 (code cell 2, \"forever\") was still running after 5 s, the cell timeout"),
         "{err}"
     );
     assert!(err.contains("--cell-timeout"), "{err}");
