@@ -231,8 +231,8 @@ fn copy_marking(
         // `42`, while its context starts: before anyone can read the
         // context's standard output channel, and evcxr waits until that
         // channel is empty, so a mark there would hang it. (A process evcxr
-        // starts again after a crash runs no `42`: in the kernel its first
-        // cell goes unmarked, and no reader waits for it.)
+        // starts again after a crash runs no `42` either; the runner and the
+        // kernel start quickly, so its first cell is marked as well.)
         if line == EVCXR_COMPLETE && run > unmarked {
             // Standard error first: a kernel that has the mark on standard
             // output may already be waiting for this one.

@@ -344,11 +344,13 @@ impl EngineScope {
 
     /// Makes the next engine start without evcxr's own first cell (`42`),
     /// with `?` allowed from its first cell: our hook in the vendored evcxr
-    /// (`cli/vendor/evcxr/PUZZLEBOOK.md`). The runner's engines ask for no
-    /// completion, which is what that cell is for upstream; the kernel's do,
-    /// and [`EngineScope::engine`] takes this out again. The cells' process
-    /// reads it too: its first run is then a cell of the notebook, and gets
-    /// its end marks ([`crate::engine::cell_process`]).
+    /// (`cli/vendor/evcxr/PUZZLEBOOK.md`). Upstream runs that cell so that
+    /// rust-analyzer has a crate before any completion. The runner's engines
+    /// ask for none; the kernel's engine is held by its `:load_config` before
+    /// it serves a request ([`crate::kernel`]'s `loading`). Nothing else
+    /// asks for it ([`EngineScope::engine`] takes it out again). The cells'
+    /// process reads it too: its first run is then a cell, and gets its end
+    /// marks ([`crate::engine::cell_process`]).
     pub fn quick_start(&mut self) {
         std::env::set_var(evcxr::puzzlebook::QUICK_START_VAR, "1");
     }

@@ -63,15 +63,23 @@ impl NotLoaded {
 
 impl Loading {
     /// Runs `:load_config` on `context` in a thread of its own, holding the
-    /// engine until it is done, after `before_load`.
+    /// engine until it is done, after `before_load`. Returns once that
+    /// thread holds the engine, so that no request the kernel serves after
+    /// this reaches it first: a completion or hover finds it busy and gets
+    /// the busy answer ([`super::busy`]) until the crate has loaded. The
+    /// kernel's engine starts without evcxr's own first cell
+    /// ([`crate::engine::EngineScope::quick_start`]), which upstream runs so
+    /// that rust-analyzer has a crate before any completion.
     pub fn start(context: Arc<Mutex<CommandContext>>, before_load: BeforeLoad) -> Loading {
         let loading = Loading {
             state: Arc::new(Mutex::new(LoadState::Running)),
             started: Instant::now(),
         };
         let state = Arc::clone(&loading.state);
+        let (held, engine_held) = std::sync::mpsc::channel::<()>();
         std::thread::spawn(move || {
             let mut engine = crate::kernel::locks::lock(&context);
+            let _ = held.send(());
             before_load();
             let result = engine.execute(":load_config --quiet");
             *crate::kernel::locks::lock(&state) = match result {
@@ -79,6 +87,9 @@ impl Loading {
                 Err(e) => LoadState::Failed(e.to_string()),
             };
         });
+        // A thread that ended without sending (it cannot panic before) drops
+        // the sender, and this returns as well.
+        let _ = engine_held.recv();
         loading
     }
 

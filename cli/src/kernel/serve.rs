@@ -180,6 +180,10 @@ pub fn serve(connection_file: &Path) -> Result<(), KernelError> {
     let slot = acquire_slot(&slots_dir())?;
     let mut scope = EngineScope::enter()?;
     scope.engine(&slot.dir, &config, kernel_cell_memory())?;
+    // No completion or hover reaches the engine before `:load_config` has
+    // run its cells ([`super::loading::Loading::start`]), so evcxr's own
+    // first cell, there for completions, is not needed.
+    scope.quick_start();
     scope.keep();
     let dir = slot.dir.clone();
     let checkout = checkout_of(&config);
