@@ -42,7 +42,8 @@ const RAN_MIME: &str = "application/x-puzzlebook-cell-ran";
 
 /// The start of the line that ends a cell's output on standard output and
 /// on standard error, followed by the cell's run number (counted in this
-/// process from 1; the first run, evcxr's own, has no mark). evcxr returns from a cell once it has read the cell's
+/// process from 1; the first run has no mark when it is evcxr's own `42`).
+/// evcxr returns from a cell once it has read the cell's
 /// standard output, but reads standard error on a thread of its own and
 /// hands both on through channels; so a reader that waits for both marks
 /// has every line the cell printed, and none is left to arrive after the

@@ -54,7 +54,7 @@ fn vendored_evcxr_is_the_published_crate_plus_marked_lines() {
     assert_eq!(
         hooks,
         [
-            ("src/eval_context.rs".to_string(), 4),
+            ("src/eval_context.rs".to_string(), 5),
             ("src/lib.rs".to_string(), 1)
         ]
     );

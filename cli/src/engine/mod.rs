@@ -246,8 +246,6 @@ fn engine_environment(
     for var in HAND_OVER_VARS {
         std::env::remove_var(var);
     }
-    // Only the runner's engines start quickly ([`EngineScope::quick_start`]).
-    std::env::remove_var(evcxr::puzzlebook::QUICK_START_VAR);
     match memory {
         Some(bytes) => {
             std::env::set_var(crate::engine::cell_process::MEMORY_VAR, bytes.to_string())
@@ -265,7 +263,7 @@ const HAND_OVER_VARS: [&str; 2] = [
 ];
 
 /// The variables [`engine_environment`] sets or removes.
-const ENGINE_VARS: [&str; 10] = [
+const ENGINE_VARS: [&str; 9] = [
     HAND_OVER_VARS[0],
     HAND_OVER_VARS[1],
     "EVCXR_TMPDIR",
@@ -275,7 +273,6 @@ const ENGINE_VARS: [&str; 10] = [
     "LD_LIBRARY_PATH",
     "EVCXR_CONFIG_DIR",
     crate::engine::cell_process::MEMORY_VAR,
-    evcxr::puzzlebook::QUICK_START_VAR,
 ];
 
 /// The process-wide state an evcxr engine reads as it starts (its
@@ -342,15 +339,18 @@ impl EngineScope {
         Ok(())
     }
 
-    /// Makes the next engine start without evcxr's own first cell (`42`),
-    /// with `?` allowed from its first cell: our hook in the vendored evcxr
-    /// (`cli/vendor/evcxr/PUZZLEBOOK.md`). Upstream runs that cell so that
-    /// rust-analyzer has a crate before any completion. The runner's engines
-    /// ask for none; the kernel's engine is held by its `:load_config` before
-    /// it serves a request ([`crate::kernel`]'s `loading`). Nothing else
-    /// asks for it ([`EngineScope::engine`] takes it out again). The cells'
-    /// process reads it too: its first run is then a cell, and gets its end
-    /// marks ([`crate::engine::cell_process`]).
+    /// Makes this process's engines start without evcxr's own first cell
+    /// (`42`), with `?` allowed from their first cell: our hook in the
+    /// vendored evcxr (`cli/vendor/evcxr/PUZZLEBOOK.md`). Upstream runs that
+    /// cell so that rust-analyzer has a crate before any completion. The
+    /// runner's engines ask for none, and the kernel's answers none before
+    /// its crate has loaded ([`crate::kernel`]'s `busy::idle_engine`). Set
+    /// for the rest of the process, not put back with the scope: every
+    /// engine of a process that asks starts so, and an engine that evcxr
+    /// starts again after a crash finds it too. The cells' process reads it
+    /// as well: its first run is then a cell, and gets its end marks
+    /// ([`crate::engine::cell_process`]). `kernel install`'s build, which
+    /// does not ask, starts as upstream does.
     pub fn quick_start(&mut self) {
         std::env::set_var(evcxr::puzzlebook::QUICK_START_VAR, "1");
     }
@@ -547,8 +547,9 @@ pub fn init_commands() -> String {
 /// (`EVCXR_CONFIG_DIR`) as it starts: the level [`init_commands`] sets,
 /// in force from the engine's first compile.
 ///
-/// evcxr compiles a cell of its own (`42`) as it starts, before any command
-/// can run. At evcxr's default level that cell's manifest differs from every
+/// Unless it starts quickly ([`EngineScope::quick_start`]; `kernel install`'s
+/// build does not), evcxr compiles a cell of its own (`42`) as it starts,
+/// before any command can run. At evcxr's default level that cell's manifest differs from every
 /// later one's, and evcxr reloads rust-analyzer's view of the crates, the
 /// standard library's included, whenever the manifest changes: once more per
 /// engine than the `:dep` cell needs, about 1.5 s (BENCHMARKS.md, "The
@@ -577,8 +578,9 @@ pub fn write_config(config_dir: &Path) -> Result<(), EngineError> {
 /// first cell of a notebook to end in `table(&x)?` showed a Debug dump instead
 /// of its table. Running this first takes that round out of the notebook's cells.
 ///
-/// The kernel runs it as it loads; the runner's engines need none
-/// ([`EngineScope::quick_start`]).
+/// Engines that start quickly ([`EngineScope::quick_start`]) allow `?`
+/// from their first cell and need none. The kernel's prelude still holds
+/// it, in one cell with its `use` line, where it costs no compile of its own.
 pub const PRIME_QUESTION_MARK: &str = "Ok::<(), std::fmt::Error>(())?;";
 
 /// How long a cell may run before the runner stops it, unless

@@ -16,6 +16,16 @@ pub fn check(engine: &Engine, code: &str) -> Vec<evcxr::CompilationError> {
     }
 }
 
+/// The engine for a completion or hover: none while the load or a cell
+/// holds it, nor before the crate has loaded ([`super::loading::loaded`]),
+/// since rust-analyzer may have no crate yet.
+pub fn idle_engine(engine: &Engine) -> Option<std::sync::MutexGuard<'_, evcxr::CommandContext>> {
+    if !super::loading::loaded() {
+        return None;
+    }
+    try_lock(engine)
+}
+
 /// A `complete_reply` with no matches at `cursor`.
 pub fn no_completions(cursor: usize) -> Value {
     object! {

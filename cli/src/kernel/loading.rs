@@ -2,6 +2,7 @@
 //! polars and puzzlebook in a cold build folder, which takes minutes; the
 //! kernel answers Jupyter meanwhile, and a cell that comes early waits.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -20,6 +21,18 @@ pub(crate) type BeforeDep = Arc<dyn Fn() + Send + Sync>;
 pub const LOADING_NOTE: &str =
     "puzzlebook: loading the crate (in a new build folder this builds z3, \
 polars and puzzlebook, which takes minutes once); the cell runs when it is done:";
+
+/// Whether this process's kernel has loaded the crate: its one engine's
+/// `:load_config` ended well.
+static LOADED: AtomicBool = AtomicBool::new(false);
+
+/// Whether the crate has loaded ([`LOADED`]). Until then rust-analyzer
+/// may have no crate to answer from: the engine starts without evcxr's
+/// own first cell ([`crate::engine::EngineScope::quick_start`]), which
+/// upstream runs for completions.
+pub fn loaded() -> bool {
+    LOADED.load(Ordering::SeqCst)
+}
 
 /// How the background `:load_config` is going.
 #[derive(Clone)]
@@ -64,12 +77,10 @@ impl NotLoaded {
 impl Loading {
     /// Runs `:load_config` on `context` in a thread of its own, holding the
     /// engine until it is done, after `before_load`. Returns once that
-    /// thread holds the engine, so that no request the kernel serves after
-    /// this reaches it first: a completion or hover finds it busy and gets
-    /// the busy answer ([`super::busy`]) until the crate has loaded. The
-    /// kernel's engine starts without evcxr's own first cell
-    /// ([`crate::engine::EngineScope::quick_start`]), which upstream runs so
-    /// that rust-analyzer has a crate before any completion.
+    /// thread holds the engine, so that no cell the kernel is sent after
+    /// this runs before the load; completions and hovers wait for
+    /// [`loaded`] ([`super::busy::idle_engine`]). A panic in the load
+    /// fails it, so that a waiting cell is told, not left waiting.
     pub fn start(context: Arc<Mutex<CommandContext>>, before_load: BeforeLoad) -> Loading {
         let loading = Loading {
             state: Arc::new(Mutex::new(LoadState::Running)),
@@ -80,12 +91,17 @@ impl Loading {
         std::thread::spawn(move || {
             let mut engine = crate::kernel::locks::lock(&context);
             let _ = held.send(());
-            before_load();
-            let result = engine.execute(":load_config --quiet");
-            *crate::kernel::locks::lock(&state) = match result {
-                Ok(_) => LoadState::Done,
-                Err(e) => LoadState::Failed(e.to_string()),
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                before_load();
+                engine.execute(":load_config --quiet")
+            }));
+            let done = match result {
+                Ok(Ok(_)) => LoadState::Done,
+                Ok(Err(e)) => LoadState::Failed(e.to_string()),
+                Err(_) => LoadState::Failed("the load panicked".into()),
             };
+            LOADED.store(done == LoadState::Done, Ordering::SeqCst);
+            *crate::kernel::locks::lock(&state) = done;
         });
         // A thread that ended without sending (it cannot panic before) drops
         // the sender, and this returns as well.

@@ -779,7 +779,7 @@ async fn handle_completion_request(
     let context = Arc::clone(context);
     tokio::task::spawn_blocking(move || {
         let code = message.code();
-        let Some(mut engine) = crate::kernel::locks::try_lock(&context) else { return Ok(crate::kernel::busy::no_completions(message.cursor_pos())); }; // puzzlebook: none while the crate loads.
+        let Some(mut engine) = crate::kernel::busy::idle_engine(&context) else { return Ok(crate::kernel::busy::no_completions(message.cursor_pos())); }; // puzzlebook: none until the crate has loaded.
         let completions = engine.completions( // puzzlebook
             code,
             grapheme_offset_to_byte_offset(code, message.cursor_pos()),
@@ -820,7 +820,7 @@ async fn handle_inspect_request(
         let position = grapheme_offset_to_byte_offset(code, message.cursor_pos());
         // hover_at returns Ok("No documentation found", ...) for unresolvable
         // symbols rather than Err; treat that as found:false per Jupyter spec.
-        let Some(mut engine) = crate::kernel::locks::try_lock(&context) else { return Ok(crate::kernel::busy::no_hover()); }; // puzzlebook: nothing while the crate loads.
+        let Some(mut engine) = crate::kernel::busy::idle_engine(&context) else { return Ok(crate::kernel::busy::no_hover()); }; // puzzlebook: nothing until the crate has loaded.
         match engine.hover_at(code, position) { // puzzlebook
             Ok((plain, _)) if plain == "No documentation found" => Ok(object! {
                 "status"   => "ok",

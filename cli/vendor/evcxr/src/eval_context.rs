@@ -447,8 +447,9 @@ impl EvalContext {
             stdout: stdout_receiver,
             stderr: stderr_receiver,
         };
-        // puzzlebook: the runner's engines skip `42` and allow `?` from the start.
+        // puzzlebook: engines that ask skip `42` and allow `?` from the start.
         if crate::puzzlebook::quick_start(&mut context.committed_state.allow_question_mark) {
+            crate::puzzlebook::untried_lld(&mut context.committed_state); // puzzlebook:
             return Ok((context, outputs)); // puzzlebook:
         } // puzzlebook:
         if context.committed_state.linker() == "lld" && context.eval("42").is_err() {
