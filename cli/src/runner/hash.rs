@@ -32,13 +32,14 @@ use sha1::{Digest, Sha1};
 
 /// What the runner's output capture is: bump it when the runner changes how a
 /// cell's outputs come out (what it runs before the cells, how it joins
-/// streams, which MIME types it keeps), or when evcxr's version changes.
-/// `question-mark-primed` names what the cells find: `?` allowed from the
-/// first one, which the engine now starts with rather than reaching by a
-/// primer cell ([`crate::engine::EngineScope::quick_start`]); the outputs
-/// are the same byte for byte.
+/// streams, which MIME types it keeps), when evcxr's version changes, or
+/// when a hook of the vendored evcxr does (`cli/vendor/evcxr/PUZZLEBOOK.md`).
+/// `quick-start`: the engine starts without evcxr's own first cell and with
+/// `?` allowed from the first one ([`crate::engine::EngineScope::quick_start`]),
+/// where v4 ran evcxr's `42` and a `?` primer before the cells (the outputs
+/// came out the same byte for byte).
 pub const CAPTURE_FORMAT: &str =
-    "puzzlebook-capture-v4 evcxr-0.22.0 opt-0 question-mark-primed stdout-displays-clears-stderr-mime-no-ansi cut-at-1MiB";
+    "puzzlebook-capture-v5 evcxr-0.22.0 quick-start opt-0 question-mark-allowed stdout-displays-clears-stderr-mime-no-ansi cut-at-1MiB";
 
 /// The packages of the checkout a notebook's `:dep` compiles, as folders
 /// relative to the root: the library, and the shared polars and z3 libraries
