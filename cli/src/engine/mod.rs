@@ -349,8 +349,10 @@ impl EngineScope {
     /// engine of a process that asks starts so, and an engine that evcxr
     /// starts again after a crash finds it too. The cells' process reads it
     /// as well: its first run is then a cell, and gets its end marks
-    /// ([`crate::engine::cell_process`]). `kernel install`'s build, which
-    /// does not ask, starts as upstream does.
+    /// ([`crate::engine::cell_process`]). Every engine of this program asks
+    /// (the runner's, the kernel's and `kernel install`'s build, which must
+    /// link as the kernel does for its build to be the kernel's), so that
+    /// the linker they choose is the same ([`evcxr::puzzlebook`]).
     pub fn quick_start(&mut self) {
         std::env::set_var(evcxr::puzzlebook::QUICK_START_VAR, "1");
     }
@@ -547,8 +549,8 @@ pub fn init_commands() -> String {
 /// (`EVCXR_CONFIG_DIR`) as it starts: the level [`init_commands`] sets,
 /// in force from the engine's first compile.
 ///
-/// Unless it starts quickly ([`EngineScope::quick_start`]; `kernel install`'s
-/// build does not), evcxr compiles a cell of its own (`42`) as it starts,
+/// Unless it starts quickly ([`EngineScope::quick_start`], as this program's
+/// engines do), evcxr compiles a cell of its own (`42`) as it starts,
 /// before any command can run. At evcxr's default level that cell's manifest differs from every
 /// later one's, and evcxr reloads rust-analyzer's view of the crates, the
 /// standard library's included, whenever the manifest changes: once more per

@@ -1,7 +1,7 @@
-//! What the kernel answers while the crate's load holds the engine: no
-//! check, no completions and no documentation, at once, rather than hold up
-//! the shell channel until the load is done (the forked `core.rs` calls these
-//! from its `puzzlebook:` hooks).
+//! What the kernel answers while the crate's load or a cell holds the
+//! engine, and after a load that failed: no check, no completions and no
+//! documentation, at once, rather than hold up the shell channel (the forked
+//! `core.rs` calls these from its `puzzlebook:` hooks).
 
 use serde_json::Value;
 

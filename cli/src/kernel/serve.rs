@@ -109,6 +109,8 @@ impl Prepared {
         pin_versions(checkout, &slot.dir, true)?;
         let mut scope = EngineScope::enter()?;
         scope.engine(&slot.dir, config, kernel_cell_memory())?;
+        // As the kernel starts (`serve`): the same linker, so the same build.
+        scope.quick_start();
         scope.keep();
         Ok(Prepared {
             slot,
@@ -181,8 +183,8 @@ pub fn serve(connection_file: &Path) -> Result<(), KernelError> {
     let mut scope = EngineScope::enter()?;
     scope.engine(&slot.dir, &config, kernel_cell_memory())?;
     // No completion or hover reaches the engine before `:load_config` has
-    // run its cells ([`super::loading::Loading::start`]), so evcxr's own
-    // first cell, there for completions, is not needed.
+    // ended well ([`super::busy::idle_engine`]), so evcxr's own first cell,
+    // there for completions, is not needed.
     scope.quick_start();
     scope.keep();
     let dir = slot.dir.clone();

@@ -2,7 +2,8 @@
 
 /// Set (to anything) in the environment of a process whose evcxr contexts
 /// start without evcxr's own first cell (`42`) and with `?` allowed in the
-/// first cell. puzzlebook's runner and kernel set it; the kernel answers no
+/// first cell. Every engine puzzlebook starts sets it (its runner's, its
+/// kernel's and the kernel's install build); the kernel answers no
 /// completion before its crate has loaded, which is what upstream's `42` is
 /// there for.
 pub const QUICK_START_VAR: &str = "PUZZLEBOOK_EVCXR_QUICK_START";
