@@ -246,6 +246,7 @@ fn engine_environment(
     for var in HAND_OVER_VARS {
         std::env::remove_var(var);
     }
+    quick_start();
     match memory {
         Some(bytes) => {
             std::env::set_var(crate::engine::cell_process::MEMORY_VAR, bytes.to_string())
@@ -253,6 +254,24 @@ fn engine_environment(
         None => std::env::remove_var(crate::engine::cell_process::MEMORY_VAR),
     }
     Ok(())
+}
+
+/// Makes this process's engines start without evcxr's own first cell
+/// (`42`), with `?` allowed from their first cell: our hook in the
+/// vendored evcxr (`cli/vendor/evcxr/PUZZLEBOOK.md`). Upstream runs that
+/// cell so that rust-analyzer has a crate before any completion. The
+/// runner's engines ask for none, and the kernel's answers none before
+/// its crate has loaded ([`crate::kernel`]'s `busy::idle_engine`). Set
+/// for the rest of the process, not put back with the scope: every
+/// engine of a process that asks starts so, and an engine that evcxr
+/// starts again after a crash finds it too. The cells' process reads it
+/// as well: its first run is then a cell, and gets its end marks
+/// ([`crate::engine::cell_process`]). Every engine of this program starts
+/// so ([`EngineScope::engine`] calls this): the runner's, the kernel's and
+/// `kernel install`'s build, which must link as the kernel does for its
+/// build to be the kernel's ([`evcxr::puzzlebook`]).
+pub(crate) fn quick_start() {
+    std::env::set_var(evcxr::puzzlebook::QUICK_START_VAR, "1");
 }
 
 /// The variables through which a graded run's cells hand their answers, or
@@ -337,24 +356,6 @@ impl EngineScope {
             std::env::set_var(var, self.absolute(&dir));
         }
         Ok(())
-    }
-
-    /// Makes this process's engines start without evcxr's own first cell
-    /// (`42`), with `?` allowed from their first cell: our hook in the
-    /// vendored evcxr (`cli/vendor/evcxr/PUZZLEBOOK.md`). Upstream runs that
-    /// cell so that rust-analyzer has a crate before any completion. The
-    /// runner's engines ask for none, and the kernel's answers none before
-    /// its crate has loaded ([`crate::kernel`]'s `busy::idle_engine`). Set
-    /// for the rest of the process, not put back with the scope: every
-    /// engine of a process that asks starts so, and an engine that evcxr
-    /// starts again after a crash finds it too. The cells' process reads it
-    /// as well: its first run is then a cell, and gets its end marks
-    /// ([`crate::engine::cell_process`]). Every engine of this program asks
-    /// (the runner's, the kernel's and `kernel install`'s build, which must
-    /// link as the kernel does for its build to be the kernel's), so that
-    /// the linker they choose is the same ([`evcxr::puzzlebook`]).
-    pub fn quick_start(&mut self) {
-        std::env::set_var(evcxr::puzzlebook::QUICK_START_VAR, "1");
     }
 
     /// Makes the next engine's cells hand their answers over in `dir`
@@ -549,7 +550,7 @@ pub fn init_commands() -> String {
 /// (`EVCXR_CONFIG_DIR`) as it starts: the level [`init_commands`] sets,
 /// in force from the engine's first compile.
 ///
-/// Unless it starts quickly ([`EngineScope::quick_start`], as this program's
+/// Unless it starts quickly ([`quick_start`], as this program's
 /// engines do), evcxr compiles a cell of its own (`42`) as it starts,
 /// before any command can run. At evcxr's default level that cell's manifest differs from every
 /// later one's, and evcxr reloads rust-analyzer's view of the crates, the
@@ -580,7 +581,7 @@ pub fn write_config(config_dir: &Path) -> Result<(), EngineError> {
 /// first cell of a notebook to end in `table(&x)?` showed a Debug dump instead
 /// of its table. Running this first takes that round out of the notebook's cells.
 ///
-/// Engines that start quickly ([`EngineScope::quick_start`]) allow `?`
+/// Engines that start quickly ([`quick_start`]) allow `?`
 /// from their first cell and need none. The kernel's prelude still holds
 /// it, in one cell with its `use` line, where it costs no compile of its own.
 pub const PRIME_QUESTION_MARK: &str = "Ok::<(), std::fmt::Error>(())?;";

@@ -28,7 +28,7 @@ static LOADED: AtomicBool = AtomicBool::new(false);
 
 /// Whether the crate has loaded ([`LOADED`]). Until then rust-analyzer
 /// may have no crate to answer from: the engine starts without evcxr's
-/// own first cell ([`crate::engine::EngineScope::quick_start`]), which
+/// own first cell ([`crate::engine::quick_start`]), which
 /// upstream runs for completions.
 pub fn loaded() -> bool {
     LOADED.load(Ordering::SeqCst)

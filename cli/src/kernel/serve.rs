@@ -109,8 +109,6 @@ impl Prepared {
         pin_versions(checkout, &slot.dir, true)?;
         let mut scope = EngineScope::enter()?;
         scope.engine(&slot.dir, config, kernel_cell_memory())?;
-        // As the kernel starts (`serve`): the same linker, so the same build.
-        scope.quick_start();
         scope.keep();
         Ok(Prepared {
             slot,
@@ -182,10 +180,6 @@ pub fn serve(connection_file: &Path) -> Result<(), KernelError> {
     let slot = acquire_slot(&slots_dir())?;
     let mut scope = EngineScope::enter()?;
     scope.engine(&slot.dir, &config, kernel_cell_memory())?;
-    // No completion or hover reaches the engine before `:load_config` has
-    // ended well ([`super::busy::idle_engine`]), so evcxr's own first cell,
-    // there for completions, is not needed.
-    scope.quick_start();
     scope.keep();
     let dir = slot.dir.clone();
     let checkout = checkout_of(&config);

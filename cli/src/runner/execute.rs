@@ -214,7 +214,6 @@ pub fn start(
     })?;
     crate::engine::write_config(&config_dir)?;
     scope.engine(build_dir, &config_dir, limits.memory)?;
-    scope.quick_start();
     let lock = scope.absolute(&build_dir.join("Cargo.lock"));
     let pinned = std::fs::read(&lock).ok().map(|bytes| (lock, bytes));
     Engine::create()
@@ -318,7 +317,7 @@ impl Engine {
 
     /// Gives the engine the runner's settings ([`crate::engine::init_commands`]).
     /// `?` is allowed from its first cell without a primer: it started
-    /// quickly ([`crate::engine::EngineScope::quick_start`]).
+    /// quickly ([`crate::engine::quick_start`]).
     fn prime(&mut self) -> Result<(), String> {
         for command in crate::engine::init_commands().lines() {
             self.ctx.execute(command).map_err(|e| e.to_string())?;

@@ -35,7 +35,7 @@ use sha1::{Digest, Sha1};
 /// streams, which MIME types it keeps), when evcxr's version changes, or
 /// when a hook of the vendored evcxr does (`cli/vendor/evcxr/PUZZLEBOOK.md`).
 /// `quick-start`: the engine starts without evcxr's own first cell and with
-/// `?` allowed from the first one ([`crate::engine::EngineScope::quick_start`]),
+/// `?` allowed from the first one ([`crate::engine::quick_start`]),
 /// where v4 ran evcxr's `42` and a `?` primer before the cells (the outputs
 /// came out the same byte for byte).
 pub const CAPTURE_FORMAT: &str =
