@@ -1,4 +1,5 @@
-//! `puzzlebook grade` end to end: in one run, a class of generated
+//! `puzzlebook grade` end to end: the teacher's own `run` of the fixture
+//! exercise, which grades its solution right; in one run, a class of generated
 //! submissions, one of each kind (right, wrong, unsolved, panicking, a
 //! locked cell edited, printing without end, a loop that started a process
 //! holding its pipes, an allocation past the memory limit, not a notebook,
@@ -319,11 +320,17 @@ fn one_run_grades_every_kind_of_submission_and_attackers_change_nothing_but_thei
     // As a teacher's `report` or `run` would: the source's cells, hidden
     // tests included, compiled in the build folder every sandbox sees. It
     // also warms the folder, so that the runaways' cell timeout only meets
-    // their loop.
+    // their loop. The teacher's notebook grades its own solution right
+    // through the runner: x < y over 1..3 has (1,2), (1,3) and (2,3).
     let o = run(f
         .cmd(&["run", "notebooks/exercise.ipynb"])
         .current_dir(f.root()));
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{out}\n{}", text(&o.stderr));
+    assert!(
+        out.contains("Right: your model has exactly the reference's 3 solutions."),
+        "{out}"
+    );
 
     // One student of each kind: more of a kind would repeat the same run.
     // Each row: the student, the points of 2 and the status, or none for
