@@ -219,7 +219,8 @@ fn run_timings_names_each_cells_time_and_compiles() {
 }
 
 #[test]
-fn two_notebooks_at_once_give_what_one_at_a_time_gives() {
+fn two_notebooks_at_once_give_what_one_at_a_time_gives_and_an_edit_marks_exactly_the_affected_stale(
+) {
     let _g = lock();
     let names = ["small-a.ipynb", "small-b.ipynb"];
     let one = Fixture::new(&names);
@@ -251,8 +252,83 @@ fn two_notebooks_at_once_give_what_one_at_a_time_gives() {
     for name in names {
         assert!(times.contains(&format!("notebooks/{name}\t")), "{times}");
     }
+    assert!(two
+        .read(&two.report("small-a.ipynb"))
+        .contains(": \"DADBEDDEDABADBADBABE\""));
+    let b = two.read(&two.report("small-b.ipynb"));
+    assert!(b.contains(": hello\n: 42\n"), "{b}");
     let o = run(&mut two.cmd(&["check"]));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+
+    // An edit marks exactly the affected reports stale, shown on the
+    // notebooks just reported (a run of their own would repeat that one).
+    // Edit a code cell of A: only A is stale, from that cell on.
+    let p = two.notebook("small-a.ipynb");
+    std::fs::write(
+        &p,
+        two.read(&p)
+            .replace("srat::solve()?.letters()", "srat::solve()?.letters().len()"),
+    )
+    .unwrap();
+    let o = run(&mut two.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("notebooks/small-a.ipynb: stale from cell 3 (letters) on, 1 code cell;"),
+        "{out}"
+    );
+    assert!(
+        out.contains("notebooks/small-b.ipynb: up to date\n"),
+        "{out}"
+    );
+
+    // Edit only A's narrative: its report is out of date, no cell is stale.
+    std::fs::write(&p, two.read(&p).replace("letters().len()", "letters()")).unwrap();
+    std::fs::write(
+        &p,
+        two.read(&p)
+            .replace("Some *narrative*.", "Other *narrative*."),
+    )
+    .unwrap();
+    let o = run(&mut two.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    assert!(out.contains("reports/small-a.org: out of date"), "{out}");
+    assert!(!out.contains("stale"), "{out}");
+    // report re-renders it without executing anything.
+    let o = run(&mut two.cmd(&["report"]));
+    assert!(o.status.success());
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("notebooks/small-a.ipynb: up to date, not executed; wrote reports/small-a.html, reports/small-a.org\n"),
+        "nothing ran, and the report was rendered again: {out}"
+    );
+    assert!(two
+        .read(&two.report("small-a.ipynb"))
+        .contains("Other /narrative/."));
+
+    // Edit the command: no notebook compiles it, so everything stays fresh.
+    let main_rs = two.root().join("cli/src/main.rs");
+    std::fs::create_dir_all(main_rs.parent().unwrap()).unwrap();
+    std::fs::copy(root_dir().join("cli/src/main.rs"), &main_rs).unwrap();
+    std::fs::write(&main_rs, two.read(&main_rs) + "\n// an edit\n").unwrap();
+    let o = run(&mut two.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+
+    // Edit a library source: every notebook depends on it.
+    let lib = two.root().join("src/lib.rs");
+    std::fs::write(&lib, two.read(&lib) + "\n// an edit\n").unwrap();
+    let o = run(&mut two.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("notebooks/small-a.ipynb: stale from cell 2 (cell-1) on, 2 code cells"),
+        "{out}"
+    );
+    assert!(
+        out.contains("notebooks/small-b.ipynb: stale from cell 2 (cell-1) on, 2 code cells"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -335,90 +411,7 @@ fn a_malformed_notebook_is_named_and_nothing_runs() {
 }
 
 #[test]
-fn an_edit_marks_exactly_the_affected_reports_stale() {
-    let _g = lock();
-    let f = Fixture::new(&["small-a.ipynb", "small-b.ipynb"]);
-    let o = run(&mut f.cmd(&["report"]));
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(f
-        .read(&f.report("small-a.ipynb"))
-        .contains(": \"DADBEDDEDABADBADBABE\""));
-    let b = f.read(&f.report("small-b.ipynb"));
-    assert!(b.contains(": hello\n: 42\n"), "{b}");
-    let o = run(&mut f.cmd(&["check"]));
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
-
-    // Edit a code cell of A: only A is stale, from that cell on.
-    let p = f.notebook("small-a.ipynb");
-    std::fs::write(
-        &p,
-        f.read(&p)
-            .replace("srat::solve()?.letters()", "srat::solve()?.letters().len()"),
-    )
-    .unwrap();
-    let o = run(&mut f.cmd(&["check"]));
-    assert_eq!(o.status.code(), Some(1));
-    let out = text(&o.stdout);
-    assert!(
-        out.contains("notebooks/small-a.ipynb: stale from cell 3 (letters) on, 1 code cell;"),
-        "{out}"
-    );
-    assert!(
-        out.contains("notebooks/small-b.ipynb: up to date\n"),
-        "{out}"
-    );
-
-    // Edit only A's narrative: its report is out of date, no cell is stale.
-    std::fs::write(&p, f.read(&p).replace("letters().len()", "letters()")).unwrap();
-    std::fs::write(
-        &p,
-        f.read(&p)
-            .replace("Some *narrative*.", "Other *narrative*."),
-    )
-    .unwrap();
-    let o = run(&mut f.cmd(&["check"]));
-    assert_eq!(o.status.code(), Some(1));
-    let out = text(&o.stdout);
-    assert!(out.contains("reports/small-a.org: out of date"), "{out}");
-    assert!(!out.contains("stale"), "{out}");
-    // report re-renders it without executing anything.
-    let o = run(&mut f.cmd(&["report"]));
-    assert!(o.status.success());
-    let out = text(&o.stdout);
-    assert!(
-        out.contains("notebooks/small-a.ipynb: up to date, not executed; wrote reports/small-a.html, reports/small-a.org\n"),
-        "nothing ran, and the report was rendered again: {out}"
-    );
-    assert!(f
-        .read(&f.report("small-a.ipynb"))
-        .contains("Other /narrative/."));
-
-    // Edit the command: no notebook compiles it, so everything stays fresh.
-    let main_rs = f.root().join("cli/src/main.rs");
-    std::fs::create_dir_all(main_rs.parent().unwrap()).unwrap();
-    std::fs::copy(root_dir().join("cli/src/main.rs"), &main_rs).unwrap();
-    std::fs::write(&main_rs, f.read(&main_rs) + "\n// an edit\n").unwrap();
-    let o = run(&mut f.cmd(&["check"]));
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
-
-    // Edit a library source: every notebook depends on it.
-    let lib = f.root().join("src/lib.rs");
-    std::fs::write(&lib, f.read(&lib) + "\n// an edit\n").unwrap();
-    let o = run(&mut f.cmd(&["check"]));
-    assert_eq!(o.status.code(), Some(1));
-    let out = text(&o.stdout);
-    assert!(
-        out.contains("notebooks/small-a.ipynb: stale from cell 2 (cell-1) on, 2 code cells"),
-        "{out}"
-    );
-    assert!(
-        out.contains("notebooks/small-b.ipynb: stale from cell 2 (cell-1) on, 2 code cells"),
-        "{out}"
-    );
-}
-
-#[test]
-fn check_catches_a_stale_page_or_figure_and_report_restores_it() {
+fn check_catches_a_stale_page_or_figure_and_report_restores_it_keeping_modes() {
     let _g = lock();
     let f = Fixture::new(&["figure.ipynb"]);
     let reports = f.root().join("reports");
@@ -426,6 +419,19 @@ fn check_catches_a_stale_page_or_figure_and_report_restores_it() {
     let svg = reports.join("figures/figure/bars.svg");
     let o = run(&mut f.cmd(&["report"]));
     assert!(o.status.success(), "{}", text(&o.stderr));
+    // New files follow the umask: what a new file gets under it, found
+    // without the command.
+    let probe = f.root().join("probe");
+    std::fs::write(&probe, "").unwrap();
+    for p in [
+        &f.report("figure.ipynb"),
+        &page,
+        &svg,
+        &reports.join("index.html"),
+    ] {
+        assert_eq!(mode(p), mode(&probe), "{}", p.display());
+    }
+    std::fs::remove_file(&probe).unwrap();
     // The figure is a file the org report links, and inline in the page.
     let org = f.read(&f.report("figure.ipynb"));
     assert!(org.contains("#+RESULTS["), "{org}");
@@ -478,6 +484,27 @@ fn check_catches_a_stale_page_or_figure_and_report_restores_it() {
     assert_eq!(f.read(&svg), drawn);
     assert!(!old.exists(), "the left-over figure is removed");
     assert_eq!(check(&f).0, Some(0), "{}", check(&f).1);
+
+    // A teacher's modes on the book's files survive a rewrite of each.
+    use std::os::unix::fs::PermissionsExt;
+    let nb = f.notebook("figure.ipynb");
+    let org = f.report("figure.ipynb");
+    for (p, m) in [(&nb, 0o640), (&org, 0o604), (&page, 0o644), (&svg, 0o660)] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    }
+    let edited = f.read(&nb).replace(
+        "(\\\"two\\\".to_string(), 2)",
+        "(\\\"two\\\".to_string(), 3)",
+    );
+    assert_ne!(edited, f.read(&nb), "the fixture's cell changed");
+    std::fs::write(&nb, edited).unwrap();
+    let o = run(&mut f.cmd(&["report"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_ne!(f.read(&svg), drawn, "the figure was rewritten");
+    assert_eq!(mode(&nb), 0o640);
+    assert_eq!(mode(&org), 0o604);
+    assert_eq!(mode(&page), 0o644);
+    assert_eq!(mode(&svg), 0o660);
 }
 
 /// Runs `report` on the slow fixture, whose report and notebook are set up
@@ -649,47 +676,6 @@ fn a_second_run_at_once_is_refused_clearly() {
 }
 
 #[test]
-fn check_execute_finds_an_output_that_no_longer_comes_out() {
-    let _g = lock();
-    let f = Fixture::new(&["small-b.ipynb"]);
-    let o = run(&mut f.cmd(&["report"]));
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    // Tamper with the committed result in the notebook, its report and its
-    // page, consistently: the hashes and the renderings still agree, so only
-    // executing can tell.
-    let nb = f.notebook("small-b.ipynb");
-    let report = f.report("small-b.ipynb");
-    let page = report.with_extension("html");
-    let nb_text = f.read(&nb);
-    assert!(nb_text.contains("\"42\""), "{nb_text}");
-    std::fs::write(&nb, nb_text.replace("\"42\"", "\"43\"")).unwrap();
-    std::fs::write(&report, f.read(&report).replace(": 42\n", ": 43\n")).unwrap();
-    let page_text = f.read(&page);
-    assert!(page_text.contains(">42</pre>"), "{page_text}");
-    std::fs::write(&page, page_text.replace(">42</pre>", ">43</pre>")).unwrap();
-    let o = run(&mut f.cmd(&["check"]));
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
-
-    let before = (f.read(&nb), f.read(&report), f.read(&page));
-    let o = run(&mut f.cmd(&["check", "--execute"]));
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
-    let out = text(&o.stdout);
-    assert!(out.contains("-: 43\n+: 42\n"), "{out}");
-    assert!(out.contains("-       \"43\"\n+       \"42\"\n"), "{out}");
-    assert!(
-        out.contains("s; outputs differ (diff above)")
-            && out.contains("notebooks/small-b.ipynb: executed "),
-        "{out}"
-    );
-    assert!(out.contains("+<pre class=\"output\">42</pre>"), "{out}");
-    assert_eq!(
-        (f.read(&nb), f.read(&report), f.read(&page)),
-        before,
-        "check never writes"
-    );
-}
-
-#[test]
 fn a_cell_whose_question_mark_returns_an_error_fails_the_run() {
     let _g = lock();
     let f = Fixture::new(&["question-mark-error.ipynb"]);
@@ -755,48 +741,6 @@ fn a_cell_past_the_memory_limit_is_stopped_and_nothing_is_written() {
 fn mode(p: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
-}
-
-#[test]
-fn rewritten_files_keep_their_mode_and_new_ones_follow_the_umask() {
-    let _g = lock();
-    let f = Fixture::new(&["figure.ipynb"]);
-    let nb = f.notebook("figure.ipynb");
-    let org = f.report("figure.ipynb");
-    let page = org.with_extension("html");
-    let figure = f.root().join("reports/figures/figure/bars.svg");
-    let o = run(&mut f.cmd(&["report"]));
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    // What a new file gets under this umask, found without the command.
-    let probe = f.root().join("probe");
-    std::fs::write(&probe, "").unwrap();
-    for p in [&org, &page, &figure, &f.root().join("reports/index.html")] {
-        assert_eq!(mode(p), mode(&probe), "{}", p.display());
-    }
-    // A teacher's modes on the book's files survive a rewrite of each.
-    use std::os::unix::fs::PermissionsExt;
-    for (p, m) in [
-        (&nb, 0o640),
-        (&org, 0o604),
-        (&page, 0o644),
-        (&figure, 0o660),
-    ] {
-        std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
-    }
-    let edited = f.read(&nb).replace(
-        "(\\\"two\\\".to_string(), 2)",
-        "(\\\"two\\\".to_string(), 3)",
-    );
-    assert_ne!(edited, f.read(&nb), "the fixture's cell changed");
-    std::fs::write(&nb, edited).unwrap();
-    let before = f.read(&figure);
-    let o = run(&mut f.cmd(&["report"]));
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    assert_ne!(f.read(&figure), before, "the figure was rewritten");
-    assert_eq!(mode(&nb), 0o640);
-    assert_eq!(mode(&org), 0o604);
-    assert_eq!(mode(&page), 0o644);
-    assert_eq!(mode(&figure), 0o660);
 }
 
 #[test]
@@ -889,35 +833,68 @@ fn every_line_a_cell_prints_is_in_its_output_up_to_a_mebibyte() {
     );
 }
 
-/// Outputs recorded on another Z3: `check --execute` leaves the cells tagged
-/// `z3-dependent` out of the comparison and says so, compares the rest byte
-/// for byte, and `report` says whose outputs it replaced.
+/// `check --execute` finds an output that no longer comes out, though the
+/// hashes and renderings agree, and never writes. Outputs recorded on
+/// another Z3: it leaves the cells tagged `z3-dependent` out of the
+/// comparison and says so, compares the rest byte for byte, and `report`
+/// says whose outputs it replaced. (One execution of the fixture serves
+/// both: the second half starts from the first's tampered files.)
 #[test]
-fn outputs_from_another_z3_are_compared_except_the_engine_s_choices() {
+fn check_execute_finds_changed_outputs_and_leaves_out_another_z3_s_choices() {
     let _g = lock();
     let f = Fixture::new(&["small-b.ipynb"]);
     let o = run(&mut f.cmd(&["report"]));
     assert!(o.status.success(), "{}", text(&o.stderr));
+    // Tamper with the committed result in the notebook, its report and its
+    // page, consistently: the hashes and the renderings still agree, so only
+    // executing can tell.
     let nb = f.notebook("small-b.ipynb");
+    let report = f.report("small-b.ipynb");
+    let page = report.with_extension("html");
+    let nb_text = f.read(&nb);
+    assert!(nb_text.contains("\"42\""), "{nb_text}");
+    std::fs::write(&nb, nb_text.replace("\"42\"", "\"43\"")).unwrap();
+    std::fs::write(&report, f.read(&report).replace(": 42\n", ": 43\n")).unwrap();
+    let page_text = f.read(&page);
+    assert!(page_text.contains(">42</pre>"), "{page_text}");
+    std::fs::write(&page, page_text.replace(">42</pre>", ">43</pre>")).unwrap();
+    let o = run(&mut f.cmd(&["check"]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+
+    let before = (f.read(&nb), f.read(&report), f.read(&page));
+    let o = run(&mut f.cmd(&["check", "--execute"]));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("-: 43\n+: 42\n"), "{out}");
+    assert!(out.contains("-       \"43\"\n+       \"42\"\n"), "{out}");
+    assert!(
+        out.contains("s; outputs differ (diff above)")
+            && out.contains("notebooks/small-b.ipynb: executed "),
+        "{out}"
+    );
+    assert!(out.contains("+<pre class=\"output\">42</pre>"), "{out}");
+    assert_eq!(
+        (f.read(&nb), f.read(&report), f.read(&page)),
+        before,
+        "check never writes"
+    );
+
+    // The same tampered files, as if executed on a Z3 that chose 43 for
+    // `answer`: the record says another Z3.
     let mut doc: serde_json::Value = serde_json::from_str(&f.read(&nb)).unwrap();
     let here = doc["metadata"]["puzzlebook"]["z3"]
         .as_str()
         .expect("report records the Z3 it ran on")
         .to_string();
     assert_eq!(here, puzzlebook::libz3::loaded().version);
-    // As if executed on a Z3 that chose another answer for `answer`: the
-    // record, the notebook's output, its report and its page, consistently.
     doc["metadata"]["puzzlebook"]["z3"] = "4.0.0".into();
     let write = |doc: &serde_json::Value| {
         let mut s = serde_json::to_string_pretty(doc).unwrap();
         s.push('\n');
-        std::fs::write(&nb, s.replace("\"42\"", "\"43\"")).unwrap();
+        assert!(s.contains("\"43\""), "{s}");
+        std::fs::write(&nb, s).unwrap();
     };
     write(&doc);
-    let report = f.report("small-b.ipynb");
-    let page = report.with_extension("html");
-    std::fs::write(&report, f.read(&report).replace(": 42\n", ": 43\n")).unwrap();
-    std::fs::write(&page, f.read(&page).replace(">42</pre>", ">43</pre>")).unwrap();
 
     // Untagged, the difference is a difference.
     let o = run(&mut f.cmd(&["check", "--execute"]));
