@@ -41,8 +41,8 @@ pub enum EngineError {
         /// The error.
         source: std::io::Error,
     },
-    /// The toolchain's library folder could not be found.
-    #[error("cannot find the Rust toolchain's libraries for evcxr: {0}")]
+    /// The toolchain lacks what an engine needs.
+    #[error("the Rust toolchain is not ready for evcxr: {0}")]
     Toolchain(#[from] ToolchainError),
     /// The build folder could not be prepared.
     #[error("cannot prepare the evcxr build folder {path}: {source}")]
@@ -122,7 +122,8 @@ impl BuildDirLock {
 
 /// The host's target triple and the folder holding the toolchain's
 /// `libstd-*.so` (`<sysroot>/lib/rustlib/<host>/lib`), from `rustc -vV` and
-/// `rustc --print sysroot`, asked once per process.
+/// `rustc --print sysroot`, asked once per process; and a check that the
+/// standard library's sources are there ([`rust_src`]).
 fn toolchain() -> Result<(String, PathBuf), ToolchainError> {
     static TOOLCHAIN: std::sync::OnceLock<Result<(String, PathBuf), ToolchainError>> =
         std::sync::OnceLock::new();
@@ -146,6 +147,35 @@ pub enum ToolchainError {
     /// A library folder cannot go on `LD_LIBRARY_PATH` (it holds a `:`).
     #[error("{0}")]
     LibraryPath(String),
+    /// The standard library's sources are not installed ([`rust_src`]).
+    #[error("the standard library's sources are not in {}, and evcxr's rust-analyzer needs them to learn the type of each variable a cell keeps (without them it tries to install them through rustup itself, or the first cell that keeps a variable fails with \"Couldn't automatically determine type of variable\"); install them with `rustup component add rust-src`", .sysroot.join(RUST_SRC).display())]
+    NoRustSrc {
+        /// The toolchain's sysroot.
+        sysroot: PathBuf,
+    },
+}
+
+/// Where the toolchain's `rust-src` component puts the standard library's
+/// sources, under its sysroot.
+const RUST_SRC: &str = "lib/rustlib/src/rust/library";
+
+/// The standard library's sources, where evcxr's rust-analyzer looks for
+/// them (`ra_ap_project_model`'s sysroot discovery): `RUST_SRC_PATH` if it
+/// is an absolute path that holds `core`, else the toolchain's `rust-src`
+/// component. evcxr asks rust-analyzer for the type of each variable a cell
+/// keeps, and without these sources no type that names the standard
+/// library's is known; rust-analyzer then runs `rustup component add
+/// rust-src` as it loads, a download in the middle of a run (or a failure
+/// offline and in a sandbox), and the first `let` of a notebook fails.
+/// Checking first turns that into a clear error before anything starts.
+fn rust_src(sysroot: &Path, rust_src_path: Option<&OsStr>) -> Option<PathBuf> {
+    if let Some(path) = rust_src_path.map(PathBuf::from) {
+        if path.is_absolute() && path.join("core").exists() {
+            return Some(path);
+        }
+    }
+    let library = sysroot.join(RUST_SRC);
+    library.exists().then_some(library)
 }
 
 fn ask_toolchain() -> Result<(String, PathBuf), ToolchainError> {
@@ -161,6 +191,16 @@ fn ask_toolchain() -> Result<(String, PathBuf), ToolchainError> {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     };
     let sysroot = run(&["--print", "sysroot"])?.trim().to_string();
+    if rust_src(
+        Path::new(&sysroot),
+        std::env::var_os("RUST_SRC_PATH").as_deref(),
+    )
+    .is_none()
+    {
+        return Err(ToolchainError::NoRustSrc {
+            sysroot: PathBuf::from(&sysroot),
+        });
+    }
     let host = run(&["-vV"])?
         .lines()
         .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
@@ -618,6 +658,31 @@ pub fn interrupted() -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_standard_library_s_sources_are_found_where_rust_analyzer_looks() {
+        let t = tempfile::tempdir().unwrap();
+        let sysroot = t.path().join("toolchain");
+        let own = t.path().join("own-src");
+        std::fs::create_dir_all(own.join("core")).unwrap();
+        // Neither the component nor RUST_SRC_PATH: none.
+        assert_eq!(rust_src(&sysroot, None), None);
+        // RUST_SRC_PATH counts only when absolute and holding `core`.
+        assert_eq!(rust_src(&sysroot, Some(own.as_os_str())), Some(own.clone()));
+        assert_eq!(rust_src(&sysroot, Some(OsStr::new("own-src"))), None);
+        assert_eq!(rust_src(&sysroot, Some(sysroot.as_os_str())), None);
+        // The rust-src component, under the sysroot.
+        std::fs::create_dir_all(sysroot.join(RUST_SRC)).unwrap();
+        assert_eq!(rust_src(&sysroot, None), Some(sysroot.join(RUST_SRC)));
+        assert_eq!(
+            rust_src(&sysroot, Some(OsStr::new("/nowhere"))),
+            Some(sysroot.join(RUST_SRC))
+        );
+        // The error names the folder and the way out.
+        let e = ToolchainError::NoRustSrc { sysroot }.to_string();
+        assert!(e.contains("toolchain/lib/rustlib/src/rust/library"), "{e}");
+        assert!(e.contains("rustup component add rust-src"), "{e}");
+    }
+
     #[test]
     fn a_dep_line_is_one_that_starts_with_dep_after_its_indent() {
         assert!(super::has_dep_line("use a;\n  :dep z3 = \"0.22\"\n"));

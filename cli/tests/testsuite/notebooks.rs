@@ -388,6 +388,51 @@ fn a_panicking_cell_is_a_failing_cell() {
     assert!(err.contains("index out of bounds"), "{err}");
 }
 
+/// A toolchain without the standard library's sources (no `rust-src`
+/// component), where evcxr's rust-analyzer would install them itself or
+/// fail at the first `let`: the run is refused before any engine starts,
+/// naming the folder and the command that installs them. The toolchain is
+/// a `RUSTC` that says its sysroot is an empty folder; the build folder is
+/// the test's own, so it needs no turn.
+#[test]
+fn a_toolchain_without_the_standard_library_s_sources_is_refused_before_any_cell() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fixture::new(&["small-b.ipynb"]);
+    let sysroot = f.root().join("sysroot");
+    std::fs::create_dir_all(sysroot.join("lib/rustlib")).unwrap();
+    let rustc = f.root().join("rustc");
+    std::fs::write(
+        &rustc,
+        format!(
+            "#!/bin/sh\nif [ \"$1 $2\" = \"--print sysroot\" ]; then echo {}; exit 0; fi\nexec rustc \"$@\"\n",
+            sysroot.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&rustc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = run(f
+        .cmd(&["report"])
+        .env("RUSTC", &rustc)
+        .env_remove("RUST_SRC_PATH")
+        .env("EVCXR_TMPDIR", f.root().join("build")));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    let folder = sysroot.join("lib/rustlib/src/rust/library");
+    assert!(
+        err.contains(&format!(
+            "the standard library's sources are not in {}",
+            folder.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("rustup component add rust-src").count(),
+        1,
+        "{err}"
+    );
+    assert!(!f.report("small-b.ipynb").exists(), "nothing ran");
+}
+
 #[test]
 fn a_malformed_notebook_is_named_and_nothing_runs() {
     let _g = lock();
