@@ -148,10 +148,12 @@ pub enum ToolchainError {
     #[error("{0}")]
     LibraryPath(String),
     /// The standard library's sources are not installed ([`rust_src`]).
-    #[error("the standard library's sources are not in {}, and evcxr's rust-analyzer needs them to learn the type of each variable a cell keeps (without them it tries to install them through rustup itself, or the first cell that keeps a variable fails with \"Couldn't automatically determine type of variable\"); install them with `rustup component add rust-src`", .sysroot.join(RUST_SRC).display())]
+    #[error("the standard library's sources are not in {}{}, and evcxr's rust-analyzer needs them to learn the type of each variable a cell keeps (without them it tries to install them through rustup itself, or the first cell that keeps a variable fails with \"Couldn't automatically determine type of variable\"); install them with `rustup component add rust-src`", .sysroot.join(RUST_SRC).display(), if *.ignored_rust_src_path { " (RUST_SRC_PATH is set, but not to an absolute folder holding `core`, so it was ignored)" } else { "" })]
     NoRustSrc {
         /// The toolchain's sysroot.
         sysroot: PathBuf,
+        /// Whether `RUST_SRC_PATH` was set, and not usable.
+        ignored_rust_src_path: bool,
     },
 }
 
@@ -180,25 +182,33 @@ fn rust_src(sysroot: &Path, rust_src_path: Option<&OsStr>) -> Option<PathBuf> {
 
 fn ask_toolchain() -> Result<(String, PathBuf), ToolchainError> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let failed = |reason: String| ToolchainError::Run {
+        rustc: rustc.to_string_lossy().into_owned(),
+        reason,
+    };
     let run = |args: &[&str]| -> Result<String, ToolchainError> {
         let out = std::process::Command::new(&rustc)
             .args(args)
             .output()
-            .map_err(|e| ToolchainError::Run {
-                rustc: rustc.to_string_lossy().into_owned(),
-                reason: e.to_string(),
-            })?;
+            .map_err(|e| failed(e.to_string()))?;
+        if !out.status.success() {
+            let said = String::from_utf8_lossy(&out.stderr);
+            return Err(failed(format!(
+                "`{} {}` ended with {}: {}",
+                rustc.to_string_lossy(),
+                args.join(" "),
+                out.status,
+                said.trim()
+            )));
+        }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     };
     let sysroot = run(&["--print", "sysroot"])?.trim().to_string();
-    if rust_src(
-        Path::new(&sysroot),
-        std::env::var_os("RUST_SRC_PATH").as_deref(),
-    )
-    .is_none()
-    {
+    let rust_src_path = std::env::var_os("RUST_SRC_PATH");
+    if rust_src(Path::new(&sysroot), rust_src_path.as_deref()).is_none() {
         return Err(ToolchainError::NoRustSrc {
             sysroot: PathBuf::from(&sysroot),
+            ignored_rust_src_path: rust_src_path.is_some(),
         });
     }
     let host = run(&["-vV"])?
@@ -677,10 +687,31 @@ mod tests {
             rust_src(&sysroot, Some(OsStr::new("/nowhere"))),
             Some(sysroot.join(RUST_SRC))
         );
-        // The error names the folder and the way out.
-        let e = ToolchainError::NoRustSrc { sysroot }.to_string();
-        assert!(e.contains("toolchain/lib/rustlib/src/rust/library"), "{e}");
-        assert!(e.contains("rustup component add rust-src"), "{e}");
+        // The error names the folder and the way out, and a variable it
+        // did not use.
+        let e = |ignored_rust_src_path| {
+            ToolchainError::NoRustSrc {
+                sysroot: sysroot.clone(),
+                ignored_rust_src_path,
+            }
+            .to_string()
+        };
+        assert!(
+            e(false).contains("toolchain/lib/rustlib/src/rust/library, and"),
+            "{}",
+            e(false)
+        );
+        assert!(
+            e(false).contains("rustup component add rust-src"),
+            "{}",
+            e(false)
+        );
+        assert!(!e(false).contains("RUST_SRC_PATH"), "{}", e(false));
+        assert!(
+            e(true).contains("(RUST_SRC_PATH is set, but"),
+            "{}",
+            e(true)
+        );
     }
 
     #[test]

@@ -231,12 +231,13 @@ fn make_removable(dir: &Path) {
 /// crates outside with the grader's, and a sandbox without them would build
 /// every one again, in its own view, for each submission.
 fn environment(job: &Path) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    const PASSED: [&str; 14] = [
+    const PASSED: [&str; 15] = [
         "PATH",
         "LD_LIBRARY_PATH",
         "LIBRARY_PATH",
         "RUSTUP_HOME",
         "RUSTUP_TOOLCHAIN",
+        "RUST_SRC_PATH",
         "CARGO_HOME",
         "RUSTFLAGS",
         "CARGO_ENCODED_RUSTFLAGS",
@@ -298,6 +299,14 @@ pub(super) fn environment_paths() -> Vec<PathBuf> {
         }
     }
     if let Some(v) = std::env::var_os("Z3_LIBRARY_PATH_OVERRIDE") {
+        let p = PathBuf::from(v);
+        if p.is_absolute() {
+            paths.push(p);
+        }
+    }
+    // The standard library's sources, where they are not the toolchain's
+    // (engine::rust_src).
+    if let Some(v) = std::env::var_os("RUST_SRC_PATH") {
         let p = PathBuf::from(v);
         if p.is_absolute() {
             paths.push(p);
