@@ -8,6 +8,7 @@ mod evcxr_fork;
 pub mod hints;
 pub(crate) mod namespace;
 pub mod parent;
+pub mod std_sources;
 pub mod warm;
 
 use std::ffi::{OsStr, OsString};
@@ -120,14 +121,35 @@ impl BuildDirLock {
     }
 }
 
-/// The host's target triple and the folder holding the toolchain's
-/// `libstd-*.so` (`<sysroot>/lib/rustlib/<host>/lib`), from `rustc -vV` and
-/// `rustc --print sysroot`, asked once per process; and a check that the
-/// standard library's sources are there ([`rust_src`]).
-fn toolchain() -> Result<(String, PathBuf), ToolchainError> {
-    static TOOLCHAIN: std::sync::OnceLock<Result<(String, PathBuf), ToolchainError>> =
+/// What an engine needs to know of the toolchain, asked once per process
+/// ([`toolchain`]).
+#[derive(Debug, Clone)]
+struct Toolchain {
+    /// The host's target triple.
+    host: String,
+    /// The folder holding the toolchain's `libstd-*.so`
+    /// (`<sysroot>/lib/rustlib/<host>/lib`).
+    lib: PathBuf,
+    /// The standard library's sources to show rust-analyzer
+    /// ([`std_sources`]).
+    sources: PathBuf,
+}
+
+/// The toolchain, from `rustc -vV` and `rustc --print sysroot`, asked once
+/// per process; with a check that the standard library's sources are there
+/// ([`rust_src`]), and their copy for rust-analyzer made ([`std_sources`]).
+fn toolchain() -> Result<Toolchain, ToolchainError> {
+    static TOOLCHAIN: std::sync::OnceLock<Result<Toolchain, ToolchainError>> =
         std::sync::OnceLock::new();
     TOOLCHAIN.get_or_init(ask_toolchain).clone()
+}
+
+/// The standard library's sources this process's engines show
+/// rust-analyzer (`RUST_SRC_PATH`): a copy of the toolchain's without
+/// `core::arch`'s x86 intrinsics ([`std_sources`]). A sandbox is handed it,
+/// read-only.
+pub fn rust_analyzer_sources() -> Result<PathBuf, ToolchainError> {
+    toolchain().map(|t| t.sources)
 }
 
 /// Why the toolchain's library folder could not be found.
@@ -155,6 +177,16 @@ pub enum ToolchainError {
         /// Whether `RUST_SRC_PATH` was set, and not usable.
         ignored_rust_src_path: bool,
     },
+    /// The copy of the sources for rust-analyzer could not be made.
+    #[error("cannot copy the standard library's sources from {} into {} for rust-analyzer: {reason}; free some space there, or set XDG_CACHE_HOME to a folder that can hold a copy (about 50 MB, hard links where it is on the same file system)", .from.display(), .to.display())]
+    Sources {
+        /// The sources found.
+        from: PathBuf,
+        /// Where their copy goes.
+        to: PathBuf,
+        /// Why it could not be made.
+        reason: String,
+    },
 }
 
 /// Where the toolchain's `rust-src` component puts the standard library's
@@ -180,7 +212,7 @@ fn rust_src(sysroot: &Path, rust_src_path: Option<&OsStr>) -> Option<PathBuf> {
     library.exists().then_some(library)
 }
 
-fn ask_toolchain() -> Result<(String, PathBuf), ToolchainError> {
+fn ask_toolchain() -> Result<Toolchain, ToolchainError> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let failed = |reason: String| ToolchainError::Run {
         rustc: rustc.to_string_lossy().into_owned(),
@@ -205,13 +237,14 @@ fn ask_toolchain() -> Result<(String, PathBuf), ToolchainError> {
     };
     let sysroot = run(&["--print", "sysroot"])?.trim().to_string();
     let rust_src_path = std::env::var_os("RUST_SRC_PATH");
-    if rust_src(Path::new(&sysroot), rust_src_path.as_deref()).is_none() {
+    let Some(found) = rust_src(Path::new(&sysroot), rust_src_path.as_deref()) else {
         return Err(ToolchainError::NoRustSrc {
             sysroot: PathBuf::from(&sysroot),
             ignored_rust_src_path: rust_src_path.is_some(),
         });
-    }
-    let host = run(&["-vV"])?
+    };
+    let version = run(&["-vV"])?;
+    let host = version
         .lines()
         .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
         .ok_or(ToolchainError::NoHost)?;
@@ -219,7 +252,13 @@ fn ask_toolchain() -> Result<(String, PathBuf), ToolchainError> {
         .join("lib/rustlib")
         .join(&host)
         .join("lib");
-    Ok((host, lib))
+    let to = std_sources::copy_dir(&cache_dir().join("rust-src"), &found, &version);
+    let sources = std_sources::prepare(&found, &to).map_err(|e| ToolchainError::Sources {
+        from: found.clone(),
+        to: to.clone(),
+        reason: e.to_string(),
+    })?;
+    Ok(Toolchain { host, lib, sources })
 }
 
 /// A library search path with `dirs` first, then the entries of `old` that
@@ -247,8 +286,10 @@ pub const LIB_METADATA: &str = "puzzlebook";
 /// Sets the process environment an evcxr engine started from this process
 /// needs: its build folder (`EVCXR_TMPDIR`), its config folder
 /// (`EVCXR_CONFIG_DIR`), no inherited cargo target folder, hashed names for
-/// shared libraries ([`LIB_METADATA`]), `LD_LIBRARY_PATH`, and the memory
-/// limit of its cells' process ([`crate::engine::cell_process::MEMORY_VAR`]).
+/// shared libraries ([`LIB_METADATA`]), `LD_LIBRARY_PATH`, the standard
+/// library's sources rust-analyzer reads (`RUST_SRC_PATH`, [`std_sources`]),
+/// and the memory limit of its cells' process
+/// ([`crate::engine::cell_process::MEMORY_VAR`]).
 ///
 /// evcxr compiles each cell to a shared object that links the standard
 /// library, and with the `polars-dylib` feature polars, dynamically. It finds
@@ -282,13 +323,15 @@ fn engine_environment(
     std::env::remove_var("CARGO_TARGET_DIR");
     std::env::remove_var("CARGO_BUILD_TARGET_DIR");
     std::env::set_var("__CARGO_DEFAULT_LIB_METADATA", LIB_METADATA);
-    let (host, std_lib) = toolchain()?;
+    let Toolchain { host, lib, sources } = toolchain()?;
+    // rust-analyzer reads the standard library from here (rustc never does).
+    std::env::set_var("RUST_SRC_PATH", sources);
     let deps = build_dir.join("target").join(host).join("debug/deps");
     std::fs::create_dir_all(&deps).map_err(io(&deps))?;
     let old = std::env::var_os("LD_LIBRARY_PATH");
     std::env::set_var(
         "LD_LIBRARY_PATH",
-        library_path(&[std_lib, deps], old.as_deref())?,
+        library_path(&[lib, deps], old.as_deref())?,
     );
     std::env::set_var("EVCXR_CONFIG_DIR", config_dir);
     // Only `grade` hands answers or a reference over, and says where
@@ -332,7 +375,7 @@ const HAND_OVER_VARS: [&str; 2] = [
 ];
 
 /// The variables [`engine_environment`] sets or removes.
-const ENGINE_VARS: [&str; 9] = [
+const ENGINE_VARS: [&str; 10] = [
     HAND_OVER_VARS[0],
     HAND_OVER_VARS[1],
     "EVCXR_TMPDIR",
@@ -340,6 +383,7 @@ const ENGINE_VARS: [&str; 9] = [
     "CARGO_BUILD_TARGET_DIR",
     "__CARGO_DEFAULT_LIB_METADATA",
     "LD_LIBRARY_PATH",
+    "RUST_SRC_PATH",
     "EVCXR_CONFIG_DIR",
     crate::engine::cell_process::MEMORY_VAR,
 ];
@@ -865,6 +909,7 @@ mod tests {
         for dir in [&start, &notebooks] {
             std::fs::create_dir_all(dir.join("evcxr")).unwrap();
         }
+        let rust_src_path = std::env::var_os("RUST_SRC_PATH");
         {
             let mut scope = EngineScope::enter().unwrap();
             // A relative build folder means the same folder whether the
@@ -902,7 +947,15 @@ mod tests {
                 "{}",
                 deps.display()
             );
+            // rust-analyzer reads the copy of the standard library's
+            // sources: core's, without the x86 intrinsics or the manifest.
+            let src = PathBuf::from(std::env::var_os("RUST_SRC_PATH").unwrap());
+            assert!(std_sources::is_copy(&src), "{}", src.display());
+            assert!(src.join("core/src/lib.rs").is_file());
+            assert!(!src.join("stdarch/crates/core_arch/src/x86_64").exists());
+            assert!(!src.join("Cargo.toml").exists());
         }
+        assert_eq!(std::env::var_os("RUST_SRC_PATH"), rust_src_path);
         assert_eq!(
             std::env::current_dir().unwrap(),
             start.canonicalize().unwrap()

@@ -68,6 +68,23 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
+    /// What `script` printed on its standard output, run by `/bin/sh` in
+    /// the sandbox, which must end well (it shows its standard error if not).
+    #[cfg(test)]
+    pub(crate) fn sh(&self, script: &str) -> String {
+        let out = self
+            .command(Path::new("/bin/sh"), &["-c".as_ref(), script.as_ref()])
+            .unwrap()
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// The command that runs `program` with `args` in the sandbox. Its
     /// process is bubblewrap's: killing it ends every process inside.
     pub fn command(&self, program: &Path, args: &[&OsStr]) -> Result<Command, SandboxError> {
@@ -549,18 +566,8 @@ mod tests {
             secret = secret.display(),
             marker = t.path().join("p/job/late").display(),
         );
-        let out = s
-            .command(Path::new("/bin/sh"), &["-c".as_ref(), script.as_ref()])
-            .unwrap()
-            .output()
-            .unwrap();
-        let said = String::from_utf8_lossy(&out.stdout);
+        let said = s.sh(&script);
         let lines: Vec<&str> = said.lines().collect();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         assert_eq!(lines.len(), 13, "{said}");
         assert_eq!(lines[0], "mine");
         assert_eq!(lines[1], "0", "the secret reads as empty");

@@ -231,13 +231,12 @@ fn make_removable(dir: &Path) {
 /// crates outside with the grader's, and a sandbox without them would build
 /// every one again, in its own view, for each submission.
 fn environment(job: &Path) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    const PASSED: [&str; 15] = [
+    const PASSED: [&str; 14] = [
         "PATH",
         "LD_LIBRARY_PATH",
         "LIBRARY_PATH",
         "RUSTUP_HOME",
         "RUSTUP_TOOLCHAIN",
-        "RUST_SRC_PATH",
         "CARGO_HOME",
         "RUSTFLAGS",
         "CARGO_ENCODED_RUSTFLAGS",
@@ -258,6 +257,12 @@ fn environment(job: &Path) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
     }
     if std::env::var_os("CARGO_HOME").is_none() {
         env.push(("CARGO_HOME".into(), cargo_home().into()));
+    }
+    // The grader's copy of the standard library's sources, which the
+    // sandbox sees read-only (environment_paths): one copy for every run.
+    // Without one the job reports the toolchain's error itself.
+    if let Ok(sources) = engine::rust_analyzer_sources() {
+        env.push(("RUST_SRC_PATH".into(), sources.into()));
     }
     // There is no network: cargo must not try it (the build folder's own
     // config allows it, for the first build outside), and the variable
@@ -304,14 +309,9 @@ pub(super) fn environment_paths() -> Vec<PathBuf> {
             paths.push(p);
         }
     }
-    // The standard library's sources, where they are not the toolchain's
-    // (engine::rust_src).
-    if let Some(v) = std::env::var_os("RUST_SRC_PATH") {
-        let p = PathBuf::from(v);
-        if p.is_absolute() {
-            paths.push(p);
-        }
-    }
+    // The copy of the standard library's sources that rust-analyzer reads
+    // (engine::std_sources), in the grader's cache.
+    paths.extend(engine::rust_analyzer_sources().ok());
     paths.push(rustup_home());
     paths
 }
@@ -652,6 +652,40 @@ pub(super) fn line_paths(line: &str) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sandbox_sees_the_grader_s_copy_of_the_standard_library_s_sources_read_only() {
+        let t = tempfile::tempdir().unwrap();
+        super::super::sandbox::check_available(&t.path().join("trial")).unwrap();
+        // The copy every engine of this process shows rust-analyzer.
+        let sources = engine::rust_analyzer_sources().unwrap();
+        let job = t.path().join("p/job");
+        std::fs::create_dir_all(&job).unwrap();
+        // What `grade` gives each run of the environment's paths and
+        // variables (what_is_seen, run_one).
+        let s = Sandbox {
+            private: t.path().join("p"),
+            copy_on_write: Vec::new(),
+            read_only: environment_paths()
+                .into_iter()
+                .filter_map(|p| p.canonicalize().ok())
+                .collect(),
+            hidden: Vec::new(),
+            job: job.clone(),
+            env: environment(&job),
+        };
+        s.prepare().unwrap();
+        let script = r#"echo "$RUST_SRC_PATH"
+test -f "$RUST_SRC_PATH/PUZZLEBOOK-SOURCES.md" && test -f "$RUST_SRC_PATH/core/src/lib.rs" && echo seen
+test -e "$RUST_SRC_PATH/stdarch/crates/core_arch/src/x86" || echo no-x86
+touch "$RUST_SRC_PATH/core/x" 2>/dev/null && echo writable || echo read-only"#;
+        let said = s.sh(script);
+        let sources = sources.display().to_string();
+        assert_eq!(
+            said.lines().collect::<Vec<_>>(),
+            [sources.as_str(), "seen", "no-x86", "read-only"]
+        );
+    }
 
     #[test]
     fn a_failed_vital_job_starts_no_more_and_a_failed_plain_one_stops_nothing() {
