@@ -178,7 +178,7 @@ pub enum ToolchainError {
         ignored_rust_src_path: bool,
     },
     /// The copy of the sources for rust-analyzer could not be made.
-    #[error("cannot copy the standard library's sources from {} into {} for rust-analyzer: {reason}; free some space there, or set XDG_CACHE_HOME to a folder that can hold a copy (about 50 MB, hard links where it is on the same file system)", .from.display(), .to.display())]
+    #[error("cannot copy the standard library's sources from {} into {} for rust-analyzer (every engine reads them there): {reason}; make that folder writable or free space there, or set XDG_CACHE_HOME to a folder that can hold the copy (hard links to the toolchain's files on the same file system, else about 50 MB), then start again", .from.display(), .to.display())]
     Sources {
         /// The sources found.
         from: PathBuf,
@@ -253,11 +253,16 @@ fn ask_toolchain() -> Result<Toolchain, ToolchainError> {
         .join(&host)
         .join("lib");
     let to = std_sources::copy_dir(&cache_dir().join("rust-src"), &found, &version);
-    let sources = std_sources::prepare(&found, &to).map_err(|e| ToolchainError::Sources {
-        from: found.clone(),
-        to: to.clone(),
-        reason: e.to_string(),
-    })?;
+    // Canonical, so that a sandbox, which is shown it by that path, sees it
+    // where the variable says (a cache behind a link, a relative
+    // XDG_CACHE_HOME).
+    let sources = std_sources::prepare(&found, &to)
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| ToolchainError::Sources {
+            from: found.clone(),
+            to: to.clone(),
+            reason: e.to_string(),
+        })?;
     Ok(Toolchain { host, lib, sources })
 }
 
@@ -909,6 +914,10 @@ mod tests {
         for dir in [&start, &notebooks] {
             std::fs::create_dir_all(dir.join("evcxr")).unwrap();
         }
+        // The copy of the standard library's sources goes in a cache of the
+        // test's own.
+        let cache = d.path().join("cache");
+        std::env::set_var("XDG_CACHE_HOME", &cache);
         let rust_src_path = std::env::var_os("RUST_SRC_PATH");
         {
             let mut scope = EngineScope::enter().unwrap();
@@ -948,12 +957,12 @@ mod tests {
                 deps.display()
             );
             // rust-analyzer reads the copy of the standard library's
-            // sources: core's, without the x86 intrinsics or the manifest.
+            // sources: core's, without the x86 intrinsics, in the cache.
             let src = PathBuf::from(std::env::var_os("RUST_SRC_PATH").unwrap());
             assert!(std_sources::is_copy(&src), "{}", src.display());
             assert!(src.join("core/src/lib.rs").is_file());
             assert!(!src.join("stdarch/crates/core_arch/src/x86_64").exists());
-            assert!(!src.join("Cargo.toml").exists());
+            assert!(src.starts_with(cache.canonicalize().unwrap()));
         }
         assert_eq!(std::env::var_os("RUST_SRC_PATH"), rust_src_path);
         assert_eq!(

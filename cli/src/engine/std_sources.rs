@@ -1,31 +1,20 @@
 //! The standard library's sources as engines show them to rust-analyzer: the
-//! toolchain's, without `core::arch`'s x86 intrinsics and without the
-//! library's workspace manifest, copied once per toolchain into the cache.
+//! toolchain's, without `core::arch`'s x86 intrinsics, copied once per
+//! toolchain into the cache.
 //!
 //! evcxr asks rust-analyzer for the type of each variable a cell keeps, and
 //! rust-analyzer names the whole standard library before it answers the
-//! first: every engine start parses and expands core, alloc and std. Two
-//! things in the toolchain's sources cost an engine's start much and give
-//! its cells nothing:
-//!
-//! - `core::arch`'s `x86` and `x86_64` modules, about 184 thousand lines of
-//!   SIMD intrinsics (more than core, alloc and std's own code together)
-//!   that no cell's type names;
-//! - the library's `Cargo.toml`: with it, rust-analyzer runs `cargo
-//!   metadata` on the library's workspace at each start (which fetches std's
-//!   crates.io dependencies if they are not in cargo's cache) and names
-//!   those dependencies too (hashbrown, libc, gimli and others, private to
-//!   std). Without it, rust-analyzer puts core, alloc, std and their sibling
-//!   crates together itself ("stitches" the sysroot, as it did for every
-//!   toolchain before the library had a manifest).
-//!
-//! Without them an engine starts with about three quarters of the CPU, and
-//! its cells compile and print the same: rustc builds them against the
-//! toolchain's own library, which this does not touch (BENCHMARKS.md,
-//! "Where an engine's start goes"). What is lost is rust-analyzer's view of
-//! `std::arch`: the kernel completes no intrinsic's name, and a cell that
-//! keeps a variable whose type only rust-analyzer could have found there
-//! must write the type out.
+//! first: every engine start parses and expands core, alloc and std, and
+//! core includes `core::arch`'s intrinsics by path from `stdarch`. Those for
+//! x86 and x86_64 are about 184 thousand lines of SIMD functions, more than
+//! core's own code, and no cell's type names one. Without them an engine
+//! starts with about 0.87× the CPU, and its cells compile and print the
+//! same: rustc builds them against the toolchain's own library, which this
+//! does not touch (BENCHMARKS.md, "The standard library's sources, trimmed
+//! for rust-analyzer"). What is lost is rust-analyzer's view of
+//! `std::arch::x86_64`: the kernel completes no intrinsic's name, and a
+//! cell that keeps a variable of an intrinsic's type (`__m128i`, say) must
+//! write the type out.
 //!
 //! The copy is made of hard links where the file system allows (a copy of
 //! each file where not), beside its place and renamed into it once whole, so
@@ -38,12 +27,13 @@ use sha2::{Digest, Sha256};
 
 /// What is left out, under the library folder: `core::arch`'s intrinsics
 /// for the two x86 architectures (`stdarch`'s, which core includes by
-/// path), and the library workspace's manifest and lock file.
-const LEFT_OUT: [&str; 4] = [
+/// path). The library's `Cargo.toml` stays: without it rust-analyzer
+/// "stitches" the sysroot from a list of crates that misses std's
+/// dependencies, and then cannot find the type of
+/// `map.keys().copied().collect::<HashSet<_>>()` (tried; BENCHMARKS.md).
+const LEFT_OUT: [&str; 2] = [
     "stdarch/crates/core_arch/src/x86",
     "stdarch/crates/core_arch/src/x86_64",
-    "Cargo.toml",
-    "Cargo.lock",
 ];
 
 /// The file that marks a folder as such a copy, written last.
@@ -53,13 +43,19 @@ pub const MARK: &str = "PUZZLEBOOK-SOURCES.md";
 const MARK_TEXT: &str = "\
 # The standard library's sources, for rust-analyzer under puzzlebook's engines
 
-A copy (hard links where possible) of a Rust toolchain's `library` folder,
-made by puzzlebook, without `core::arch`'s x86 and x86_64 intrinsics and
-without the workspace's `Cargo.toml` and `Cargo.lock`, so that rust-analyzer
-does less at every engine start. Engines point rust-analyzer at it through
-`RUST_SRC_PATH`; rustc never reads it. It can be deleted at any time: the
-next engine makes it again.
+A copy of a Rust toolchain's `library` folder, made by puzzlebook, without
+`core::arch`'s x86 and x86_64 intrinsics, which rust-analyzer would
+otherwise parse at every engine start. Engines point rust-analyzer at it
+through `RUST_SRC_PATH`; rustc never reads it.
+
+Its files are hard links to the toolchain's where the file system allows:
+editing one in place edits the toolchain's. It can be deleted when no
+engine runs; the next process that starts one makes it again.
 ";
+
+/// The crates a copy must hold for rust-analyzer to name the standard
+/// library (their roots).
+const CRATE_ROOTS: [&str; 3] = ["core/src/lib.rs", "alloc/src/lib.rs", "std/src/lib.rs"];
 
 /// The folder under `cache` for the sources in `source` of the toolchain
 /// that `rustc -vV` describes as `version`: one per pair, so that a new
@@ -79,16 +75,23 @@ pub fn copy_dir(cache: &Path, source: &Path, version: &str) -> PathBuf {
     cache.join(&digest[..16])
 }
 
-/// Whether `dir` is such a copy already (a sandbox is handed one).
+/// Whether `dir` is such a copy, whole (a sandbox is handed one): it has
+/// the mark, written last, and the standard library's crates.
 pub fn is_copy(dir: &Path) -> bool {
-    dir.join(MARK).is_file()
+    dir.join(MARK).is_file() && CRATE_ROOTS.iter().all(|r| dir.join(r).is_file())
+}
+
+/// `e` with the path it concerns.
+fn at(path: &Path) -> impl FnOnce(std::io::Error) -> std::io::Error + '_ {
+    move |e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
 /// The sources to show rust-analyzer: `source` itself when it is a copy
 /// already, else its copy in `dest`, made now if it is not there. Processes
 /// that make the same copy at once take turns (a lock beside it), and the
 /// copy is built beside `dest` and renamed into place whole, so none sees
-/// half of one; what a killed process left half made is made again.
+/// half of one; what a killed process left half made is made again. Each
+/// error names the path it concerns.
 pub fn prepare(source: &Path, dest: &Path) -> std::io::Result<PathBuf> {
     if is_copy(source) {
         return Ok(source.to_path_buf());
@@ -97,55 +100,73 @@ pub fn prepare(source: &Path, dest: &Path) -> std::io::Result<PathBuf> {
         return Ok(dest.to_path_buf());
     }
     let parent = dest.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent)?;
+    std::fs::create_dir_all(parent).map_err(at(parent))?;
     let beside = |ext: &str| {
         let mut name = dest.file_name().unwrap_or_default().to_os_string();
         name.push(ext);
         parent.join(name)
     };
+    let lock_path = beside(".lock");
     let lock = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(beside(".lock"))?;
-    lock.lock()?;
+        .open(&lock_path)
+        .map_err(at(&lock_path))?;
+    lock.lock().map_err(at(&lock_path))?;
     if is_copy(dest) {
         return Ok(dest.to_path_buf());
     }
-    // No whole copy: a partial folder is what a killed process left, and a
-    // folder without the mark in the copy's place is none of ours.
+    // No whole copy: what is in its place, or in the partial folder's, was
+    // left by a process that did not finish.
     let partial = beside(".partial");
-    for dir in [dest, partial.as_path()] {
-        if dir.exists() {
-            std::fs::remove_dir_all(dir)?;
-        }
+    for p in [dest, partial.as_path()] {
+        remove(p).map_err(at(p))?;
     }
-    std::fs::create_dir(&partial)?;
+    std::fs::create_dir(&partial).map_err(at(&partial))?;
     copy_tree(source, &partial, source)?;
-    std::fs::write(partial.join(MARK), MARK_TEXT)?;
-    std::fs::rename(&partial, dest)?;
+    let mark = partial.join(MARK);
+    std::fs::write(&mark, MARK_TEXT).map_err(at(&mark))?;
+    std::fs::rename(&partial, dest).map_err(at(dest))?;
     Ok(dest.to_path_buf())
 }
 
+/// Removes whatever is at `path`, a folder or not, and nothing it links to.
+fn remove(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+    }
+}
+
 /// `from`'s tree into the existing folder `to`, but what is [`LEFT_OUT`]
-/// (taken under `root`): files as hard links, or copies where links fail, and
-/// symbolic links as they are.
+/// (taken under `root`, by name, whatever links lead there): files as hard
+/// links, or copies where links fail. A symbolic link is followed, so that
+/// the copy holds what it leads to: a link out of the tree would lead
+/// nowhere in the copy, or nowhere a sandbox sees.
 fn copy_tree(from: &Path, to: &Path, root: &Path) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
+    for entry in std::fs::read_dir(from).map_err(at(from))? {
+        let entry = entry.map_err(at(from))?;
         let path = entry.path();
-        let target = to.join(entry.file_name());
-        let kind = entry.file_type()?;
         if LEFT_OUT.iter().any(|l| path == root.join(l)) {
             continue;
         }
+        let target = to.join(entry.file_name());
+        let kind = std::fs::metadata(&path).map_err(at(&path))?;
         if kind.is_dir() {
-            std::fs::create_dir(&target)?;
+            std::fs::create_dir(&target).map_err(at(&target))?;
             copy_tree(&path, &target, root)?;
-        } else if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(&path)?, &target)?;
-        } else if std::fs::hard_link(&path, &target).is_err() {
-            std::fs::copy(&path, &target)?;
+        } else {
+            // A link to the file it leads to (`link` would link the link).
+            let file = match entry.file_type().map_err(at(&path))?.is_symlink() {
+                true => std::fs::canonicalize(&path).map_err(at(&path))?,
+                false => path,
+            };
+            if std::fs::hard_link(&file, &target).is_err() {
+                std::fs::copy(&file, &target).map_err(at(&file))?;
+            }
         }
     }
     Ok(())
@@ -173,6 +194,7 @@ mod tests {
                 "stdarch/crates/core_arch/src/aarch64/mod.rs",
                 "pub fn v() {}\n",
             ),
+            ("alloc/src/lib.rs", "pub fn vec() {}\n"),
             ("std/src/lib.rs", "pub use core::*;\n"),
             ("std/Cargo.toml", "[package]\n"),
             ("Cargo.toml", "[workspace]\n"),
@@ -219,7 +241,7 @@ mod tests {
     }
 
     #[test]
-    fn the_copy_is_the_library_without_the_x86_intrinsics_or_the_workspace_manifest_made_once() {
+    fn the_copy_is_the_library_without_the_x86_intrinsics_and_is_made_once() {
         let t = tempfile::tempdir().unwrap();
         let source = t.path().join("library");
         library(&source);
@@ -229,9 +251,7 @@ mod tests {
         assert_eq!(got, dest);
         let mut expected: Vec<_> = files(&source)
             .into_iter()
-            .filter(|(p, _)| {
-                !p.starts_with("stdarch/crates/core_arch/src/x86") && !p.starts_with("Cargo.")
-            })
+            .filter(|(p, _)| !p.starts_with("stdarch/crates/core_arch/src/x86"))
             .collect();
         expected.push((MARK.to_string(), MARK_TEXT.as_bytes().to_vec()));
         expected.sort();
@@ -279,11 +299,11 @@ mod tests {
         let source = t.path().join("library");
         library(&source);
         let dest = t.path().join("cache/copy");
-        // Something without the mark in the copy's place, and the partial
-        // folder of a process that was killed.
+        // Something without the mark in the copy's place, and a file in
+        // the partial folder's.
         std::fs::create_dir_all(dest.join("core")).unwrap();
         std::fs::write(dest.join("core/stray"), "").unwrap();
-        std::fs::create_dir_all(t.path().join("cache/copy.partial/std")).unwrap();
+        std::fs::write(t.path().join("cache/copy.partial"), "not a folder").unwrap();
         let made: Vec<PathBuf> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..4)
                 .map(|_| s.spawn(|| prepare(&source, &dest)))
@@ -298,5 +318,45 @@ mod tests {
         assert!(!dest.join("core/stray").exists());
         assert!(dest.join("core/src/lib.rs").is_file());
         assert_eq!(names(&t.path().join("cache")), ["copy", "copy.lock"]);
+    }
+
+    #[test]
+    fn a_copy_missing_a_crate_is_made_again_and_links_are_followed() {
+        use std::os::unix::fs::MetadataExt;
+        let t = tempfile::tempdir().unwrap();
+        // The library's `stdarch` is a link to a folder outside it (as in a
+        // distribution's package), and `std` holds a link to a file.
+        let outside = t.path().join("outside");
+        library(&outside);
+        let source = t.path().join("library");
+        library(&source);
+        std::fs::remove_dir_all(source.join("stdarch")).unwrap();
+        std::os::unix::fs::symlink(outside.join("stdarch"), source.join("stdarch")).unwrap();
+        std::os::unix::fs::symlink("lib.rs", source.join("std/src/prelude.rs")).unwrap();
+        let dest = t.path().join("cache/copy");
+        prepare(&source, &dest).unwrap();
+        // What the links lead to is in the copy, as files and folders; the
+        // intrinsics behind the link are still left out.
+        let arch = dest.join("stdarch/crates/core_arch/src");
+        assert!(!std::fs::symlink_metadata(dest.join("stdarch"))
+            .unwrap()
+            .is_symlink());
+        assert!(arch.join("aarch64/mod.rs").is_file());
+        assert!(!arch.join("x86").exists() && !arch.join("x86_64").exists());
+        let prelude = std::fs::symlink_metadata(dest.join("std/src/prelude.rs")).unwrap();
+        assert!(prelude.is_file());
+        // Hard links, on the same file system: no second copy of the bytes.
+        let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
+        assert_eq!(
+            ino(&dest.join("core/src/lib.rs")),
+            ino(&source.join("core/src/lib.rs"))
+        );
+        // A copy that lost a crate (a cleaner stopped half way) is no copy:
+        // it is made again.
+        std::fs::remove_dir_all(dest.join("std")).unwrap();
+        assert!(!is_copy(&dest));
+        prepare(&source, &dest).unwrap();
+        assert!(is_copy(&dest));
+        assert!(dest.join("std/src/lib.rs").is_file());
     }
 }

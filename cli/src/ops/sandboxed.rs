@@ -260,7 +260,7 @@ fn environment(job: &Path) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
     }
     // The grader's copy of the standard library's sources, which the
     // sandbox sees read-only (environment_paths): one copy for every run.
-    // Without one the job reports the toolchain's error itself.
+    // `grade` makes sure of it before any run starts.
     if let Ok(sources) = engine::rust_analyzer_sources() {
         env.push(("RUST_SRC_PATH".into(), sources.into()));
     }
@@ -678,12 +678,19 @@ mod tests {
         let script = r#"echo "$RUST_SRC_PATH"
 test -f "$RUST_SRC_PATH/PUZZLEBOOK-SOURCES.md" && test -f "$RUST_SRC_PATH/core/src/lib.rs" && echo seen
 test -e "$RUST_SRC_PATH/stdarch/crates/core_arch/src/x86" || echo no-x86
-touch "$RUST_SRC_PATH/core/x" 2>/dev/null && echo writable || echo read-only"#;
+touch "$RUST_SRC_PATH/core/x" 2>/dev/null && echo writable || echo read-only
+test -w "$RUST_SRC_PATH/core/src/lib.rs" && echo file-writable || echo file-read-only"#;
         let said = s.sh(script);
         let sources = sources.display().to_string();
         assert_eq!(
             said.lines().collect::<Vec<_>>(),
-            [sources.as_str(), "seen", "no-x86", "read-only"]
+            [
+                sources.as_str(),
+                "seen",
+                "no-x86",
+                "read-only",
+                "file-read-only"
+            ]
         );
     }
 
