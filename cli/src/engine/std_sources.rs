@@ -7,14 +7,16 @@
 //! first: every engine start parses and expands core, alloc and std, and
 //! core includes `core::arch`'s intrinsics by path from `stdarch`. Those for
 //! x86 and x86_64 are about 184 thousand lines of SIMD functions, more than
-//! core's own code, and no cell's type names one. Without them an engine
-//! starts with about 0.87× the CPU, and its cells compile and print the
-//! same: rustc builds them against the toolchain's own library, which this
-//! does not touch (BENCHMARKS.md, "The standard library's sources, trimmed
-//! for rust-analyzer"). What is lost is rust-analyzer's view of
-//! `std::arch::x86_64`: the kernel completes no intrinsic's name, and a
-//! cell that keeps a variable of an intrinsic's type (`__m128i`, say) must
-//! write the type out.
+//! core's own code, and no cell's type names one. Without them notebook
+//! 02's first six cells run with about 0.87× the CPU (some 2 s less an
+//! engine), and print the same: rustc builds cells against the toolchain's
+//! own library, which this does not touch (BENCHMARKS.md, "The standard
+//! library's sources, trimmed for rust-analyzer"). What is lost is
+//! rust-analyzer's view of `std::arch::x86_64`: the kernel completes no
+//! intrinsic's name, and a cell that keeps a variable whose value comes
+//! from an intrinsic (`__m128i`, or `_rdtsc()`'s `u64`) must write its type
+//! out. The copy only saves time: where it cannot be made, engines read the
+//! toolchain's sources, after a warning.
 //!
 //! The copy is made of hard links where the file system allows (a copy of
 //! each file where not), beside its place and renamed into it once whole, so
@@ -39,7 +41,7 @@ const LEFT_OUT: [&str; 2] = [
 /// The file that marks a folder as such a copy, written last.
 pub const MARK: &str = "PUZZLEBOOK-SOURCES.md";
 
-/// What [`MARK`] says to whoever finds the folder.
+/// What [`MARK`] says to whoever finds the folder, before its [`stamp`].
 const MARK_TEXT: &str = "\
 # The standard library's sources, for rust-analyzer under puzzlebook's engines
 
@@ -51,7 +53,12 @@ through `RUST_SRC_PATH`; rustc never reads it.
 Its files are hard links to the toolchain's where the file system allows:
 editing one in place edits the toolchain's. It can be deleted when no
 engine runs; the next process that starts one makes it again.
+
 ";
+
+/// Set (to anything) in a sandbox's environment: its `RUST_SRC_PATH` is
+/// the grader's choice, used as it is, never copied again in the sandbox.
+pub const AS_IS_VAR: &str = "PUZZLEBOOK_RUST_SRC_AS_IS";
 
 /// The crates a copy must hold for rust-analyzer to name the standard
 /// library (their roots).
@@ -66,22 +73,31 @@ pub fn copy_dir(cache: &Path, source: &Path, version: &str) -> PathBuf {
     let mut h = Sha256::new();
     h.update(source.as_os_str().as_encoded_bytes());
     h.update([0]);
-    h.update(version.as_bytes());
-    for l in LEFT_OUT {
-        h.update([0]);
-        h.update(l.as_bytes());
-    }
+    h.update(stamp(version).as_bytes());
     let digest = hex::encode(h.finalize());
     cache.join(&digest[..16])
 }
 
-/// Whether `dir` is such a copy, whole (a sandbox is handed one): it has
-/// the mark, written last, and the standard library's crates.
-pub fn is_copy(dir: &Path) -> bool {
-    dir.join(MARK).is_file() && CRATE_ROOTS.iter().all(|r| dir.join(r).is_file())
+/// What a copy's [`MARK`] records of how it was made: the toolchain and
+/// what was left out.
+fn stamp(version: &str) -> String {
+    let release = version.lines().next().unwrap_or_default();
+    format!("Toolchain: {release}\nLeft out: {}\n", LEFT_OUT.join(", "))
 }
 
-/// `e` with the path it concerns.
+/// The [`MARK`]'s line naming the folder a copy was made from.
+const SOURCE_LINE: &str = "Source: ";
+
+/// Whether `dir` is a whole copy made for the toolchain `version` describes,
+/// leaving out what this program leaves out: its mark, written last, says
+/// so, and it holds the standard library's crates.
+pub fn is_copy(dir: &Path, version: &str) -> bool {
+    std::fs::read_to_string(dir.join(MARK)).is_ok_and(|m| m.contains(&stamp(version)))
+        && CRATE_ROOTS.iter().all(|r| dir.join(r).is_file())
+}
+
+/// `e` with the path it concerns, in its message (what the copy's errors
+/// become is a warning, text; a `ToolchainError` holds no `io::Error`).
 fn at(path: &Path) -> impl FnOnce(std::io::Error) -> std::io::Error + '_ {
     move |e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
@@ -90,45 +106,98 @@ fn at(path: &Path) -> impl FnOnce(std::io::Error) -> std::io::Error + '_ {
 /// already, else its copy in `dest`, made now if it is not there. Processes
 /// that make the same copy at once take turns (a lock beside it), and the
 /// copy is built beside `dest` and renamed into place whole, so none sees
-/// half of one; what a killed process left half made is made again. Each
-/// error names the path it concerns.
-pub fn prepare(source: &Path, dest: &Path) -> std::io::Result<PathBuf> {
-    if is_copy(source) {
+/// half of one; what a killed process left half made is made again. Once a
+/// copy is made, the copies beside it whose sources are gone (a toolchain
+/// updated or removed) are removed, since their hard links would keep the
+/// old files on disk. Each error names the path it concerns.
+pub fn prepare(source: &Path, dest: &Path, version: &str) -> std::io::Result<PathBuf> {
+    if is_copy(source, version) {
         return Ok(source.to_path_buf());
     }
-    if is_copy(dest) {
+    if is_copy(dest, version) {
         return Ok(dest.to_path_buf());
     }
     let parent = dest.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(at(parent))?;
-    let beside = |ext: &str| {
-        let mut name = dest.file_name().unwrap_or_default().to_os_string();
-        name.push(ext);
-        parent.join(name)
-    };
-    let lock_path = beside(".lock");
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(at(&lock_path))?;
-    lock.lock().map_err(at(&lock_path))?;
-    if is_copy(dest) {
+    let lock = lock(dest, true)?;
+    if is_copy(dest, version) {
         return Ok(dest.to_path_buf());
     }
     // No whole copy: what is in its place, or in the partial folder's, was
     // left by a process that did not finish.
-    let partial = beside(".partial");
+    let partial = beside(dest, ".partial");
     for p in [dest, partial.as_path()] {
         remove(p).map_err(at(p))?;
     }
     std::fs::create_dir(&partial).map_err(at(&partial))?;
-    copy_tree(source, &partial, source)?;
+    let mut folders = vec![std::fs::canonicalize(source).map_err(at(source))?];
+    copy_tree(source, &partial, source, &mut folders)?;
     let mark = partial.join(MARK);
-    std::fs::write(&mark, MARK_TEXT).map_err(at(&mark))?;
+    let text = format!(
+        "{MARK_TEXT}{}{SOURCE_LINE}{}\n",
+        stamp(version),
+        source.display()
+    );
+    std::fs::write(&mark, text).map_err(at(&mark))?;
     std::fs::rename(&partial, dest).map_err(at(dest))?;
+    drop(lock);
+    prune(parent, dest);
     Ok(dest.to_path_buf())
+}
+
+/// `dest`'s name with `ext` appended, beside it.
+fn beside(dest: &Path, ext: &str) -> PathBuf {
+    let mut name = dest.file_name().unwrap_or_default().to_os_string();
+    name.push(ext);
+    dest.with_file_name(name)
+}
+
+/// The lock on making the copy `dest`, beside it: waited for, or `None` at
+/// once if another process holds it and `wait` is false.
+fn lock(dest: &Path, wait: bool) -> std::io::Result<Option<std::fs::File>> {
+    let path = beside(dest, ".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(at(&path))?;
+    if wait {
+        file.lock().map_err(at(&path))?;
+        return Ok(Some(file));
+    }
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(at(&path)(e)),
+    }
+}
+
+/// Removes the copies in `cache` but `kept` whose mark names a source folder
+/// that holds no `core` any more, each under its lock (one being made is
+/// left). Best effort: what cannot be removed stays.
+fn prune(cache: &Path, kept: &Path) {
+    let Ok(entries) = std::fs::read_dir(cache) else {
+        return;
+    };
+    for dir in entries.flatten().map(|e| e.path()) {
+        if dir == kept || !dir.is_dir() {
+            continue;
+        }
+        let Ok(mark) = std::fs::read_to_string(dir.join(MARK)) else {
+            continue;
+        };
+        let Some(source) = mark.lines().find_map(|l| l.strip_prefix(SOURCE_LINE)) else {
+            continue;
+        };
+        if Path::new(source).join("core").exists() {
+            continue;
+        }
+        if let Ok(Some(_held)) = lock(&dir, false) {
+            let _ = std::fs::remove_dir_all(&dir);
+            let _ = std::fs::remove_file(beside(&dir, ".lock"));
+        }
+    }
 }
 
 /// Removes whatever is at `path`, a folder or not, and nothing it links to.
@@ -145,8 +214,15 @@ fn remove(path: &Path) -> std::io::Result<()> {
 /// (taken under `root`, by name, whatever links lead there): files as hard
 /// links, or copies where links fail. A symbolic link is followed, so that
 /// the copy holds what it leads to: a link out of the tree would lead
-/// nowhere in the copy, or nowhere a sandbox sees.
-fn copy_tree(from: &Path, to: &Path, root: &Path) -> std::io::Result<()> {
+/// nowhere in the copy, or nowhere a sandbox sees. A link to a folder that
+/// holds one being copied (a loop), or the copy itself, is an error;
+/// `folders` holds those being copied, canonical.
+fn copy_tree(
+    from: &Path,
+    to: &Path,
+    root: &Path,
+    folders: &mut Vec<PathBuf>,
+) -> std::io::Result<()> {
     for entry in std::fs::read_dir(from).map_err(at(from))? {
         let entry = entry.map_err(at(from))?;
         let path = entry.path();
@@ -156,8 +232,17 @@ fn copy_tree(from: &Path, to: &Path, root: &Path) -> std::io::Result<()> {
         let target = to.join(entry.file_name());
         let kind = std::fs::metadata(&path).map_err(at(&path))?;
         if kind.is_dir() {
+            let real = std::fs::canonicalize(&path).map_err(at(&path))?;
+            let copy = std::fs::canonicalize(to).map_err(at(to))?;
+            if folders.iter().chain([&copy]).any(|f| f.starts_with(&real)) {
+                return Err(at(&path)(std::io::Error::other(
+                    "a link to a folder that holds it, or the copy: a loop",
+                )));
+            }
             std::fs::create_dir(&target).map_err(at(&target))?;
-            copy_tree(&path, &target, root)?;
+            folders.push(real);
+            copy_tree(&path, &target, root, folders)?;
+            folders.pop();
         } else {
             // A link to the file it leads to (`link` would link the link).
             let file = match entry.file_type().map_err(at(&path))?.is_symlink() {
@@ -165,7 +250,7 @@ fn copy_tree(from: &Path, to: &Path, root: &Path) -> std::io::Result<()> {
                 false => path,
             };
             if std::fs::hard_link(&file, &target).is_err() {
-                std::fs::copy(&file, &target).map_err(at(&file))?;
+                std::fs::copy(&file, &target).map_err(at(&target))?;
             }
         }
     }
@@ -240,28 +325,41 @@ mod tests {
         dest.file_name().unwrap().to_string_lossy().into_owned()
     }
 
+    const V: &str = "rustc 1.0.0 (abc 2020-01-01)\nhost: x86_64-unknown-linux-gnu\n";
+
     #[test]
     fn the_copy_is_the_library_without_the_x86_intrinsics_and_is_made_once() {
         let t = tempfile::tempdir().unwrap();
         let source = t.path().join("library");
         library(&source);
         let cache = t.path().join("cache");
-        let dest = copy_dir(&cache, &source, "rustc 1.0.0");
-        let got = prepare(&source, &dest).unwrap();
+        let dest = copy_dir(&cache, &source, V);
+        let got = prepare(&source, &dest, V).unwrap();
         assert_eq!(got, dest);
         let mut expected: Vec<_> = files(&source)
             .into_iter()
             .filter(|(p, _)| !p.starts_with("stdarch/crates/core_arch/src/x86"))
             .collect();
-        expected.push((MARK.to_string(), MARK_TEXT.as_bytes().to_vec()));
         expected.sort();
-        assert_eq!(files(&dest), expected);
-        // The other architecture's intrinsics stay, and the crates' own
-        // manifests.
+        let mut copied = files(&dest);
+        let mark = copied.iter().position(|(p, _)| p == MARK).unwrap();
+        let (_, mark) = copied.remove(mark);
+        assert_eq!(copied, expected);
+        // The mark says how and from where it was made.
+        let mark = String::from_utf8(mark).unwrap();
+        assert!(mark.starts_with(MARK_TEXT), "{mark}");
+        assert!(
+            mark.ends_with(&format!(
+                "Toolchain: rustc 1.0.0 (abc 2020-01-01)\nLeft out: stdarch/crates/core_arch/src/x86, stdarch/crates/core_arch/src/x86_64\nSource: {}\n",
+                source.display()
+            )),
+            "{mark}"
+        );
+        // The other architecture's intrinsics stay, and the manifests.
         assert!(dest
             .join("stdarch/crates/core_arch/src/aarch64/mod.rs")
             .is_file());
-        assert!(dest.join("std/Cargo.toml").is_file());
+        assert!(dest.join("Cargo.toml").is_file());
         // The toolchain's folder is untouched.
         assert!(source
             .join("stdarch/crates/core_arch/src/x86/mod.rs")
@@ -275,12 +373,19 @@ mod tests {
 
         // Made once: a file added to the copy stays (it is not made again).
         std::fs::write(dest.join("seen"), "").unwrap();
-        assert_eq!(prepare(&source, &dest).unwrap(), dest);
+        assert_eq!(prepare(&source, &dest, V).unwrap(), dest);
         assert!(dest.join("seen").exists());
-        // A copy handed over as the source (a sandbox's) is used as it is.
-        let elsewhere = copy_dir(&cache, &dest, "rustc 1.0.0");
-        assert_eq!(prepare(&dest, &elsewhere).unwrap(), dest);
+        // A copy handed over as the source (a sandbox's) is used as it is,
+        // if it was made for the same toolchain.
+        let elsewhere = copy_dir(&cache, &dest, V);
+        assert_eq!(prepare(&dest, &elsewhere, V).unwrap(), dest);
         assert!(!elsewhere.exists());
+        // Another toolchain's is not its copy: it is copied in turn.
+        let newer = "rustc 1.1.0 (def 2020-02-02)\n";
+        assert!(!is_copy(&dest, newer));
+        let again = copy_dir(&cache, &dest, newer);
+        assert_eq!(prepare(&dest, &again, newer).unwrap(), again);
+        assert!(is_copy(&again, newer) && !is_copy(&again, V));
     }
 
     #[test]
@@ -306,7 +411,7 @@ mod tests {
         std::fs::write(t.path().join("cache/copy.partial"), "not a folder").unwrap();
         let made: Vec<PathBuf> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..4)
-                .map(|_| s.spawn(|| prepare(&source, &dest)))
+                .map(|_| s.spawn(|| prepare(&source, &dest, V)))
                 .collect();
             handles
                 .into_iter()
@@ -314,7 +419,7 @@ mod tests {
                 .collect()
         });
         assert!(made.iter().all(|d| *d == dest));
-        assert!(is_copy(&dest));
+        assert!(is_copy(&dest, V));
         assert!(!dest.join("core/stray").exists());
         assert!(dest.join("core/src/lib.rs").is_file());
         assert_eq!(names(&t.path().join("cache")), ["copy", "copy.lock"]);
@@ -334,7 +439,7 @@ mod tests {
         std::os::unix::fs::symlink(outside.join("stdarch"), source.join("stdarch")).unwrap();
         std::os::unix::fs::symlink("lib.rs", source.join("std/src/prelude.rs")).unwrap();
         let dest = t.path().join("cache/copy");
-        prepare(&source, &dest).unwrap();
+        prepare(&source, &dest, V).unwrap();
         // What the links lead to is in the copy, as files and folders; the
         // intrinsics behind the link are still left out.
         let arch = dest.join("stdarch/crates/core_arch/src");
@@ -354,9 +459,52 @@ mod tests {
         // A copy that lost a crate (a cleaner stopped half way) is no copy:
         // it is made again.
         std::fs::remove_dir_all(dest.join("std")).unwrap();
-        assert!(!is_copy(&dest));
-        prepare(&source, &dest).unwrap();
-        assert!(is_copy(&dest));
+        assert!(!is_copy(&dest, V));
+        prepare(&source, &dest, V).unwrap();
+        assert!(is_copy(&dest, V));
         assert!(dest.join("std/src/lib.rs").is_file());
+    }
+
+    #[test]
+    fn a_link_loop_or_a_link_to_the_cache_is_an_error_not_an_endless_copy() {
+        let t = tempfile::tempdir().unwrap();
+        let source = t.path().join("library");
+        library(&source);
+        std::os::unix::fs::symlink("..", source.join("core/up")).unwrap();
+        let dest = t.path().join("cache/copy");
+        let e = prepare(&source, &dest, V).unwrap_err();
+        assert!(e.to_string().contains("core/up: "), "{e}");
+        assert!(e.to_string().contains("a loop"), "{e}");
+        assert!(!dest.exists());
+        // A link to the cache, where the copy is being made.
+        std::fs::remove_file(source.join("core/up")).unwrap();
+        std::os::unix::fs::symlink(t.path().join("cache"), source.join("core/cache")).unwrap();
+        let e = prepare(&source, &dest, V).unwrap_err();
+        assert!(e.to_string().contains("core/cache: "), "{e}");
+        assert!(!dest.exists());
+    }
+
+    #[test]
+    fn a_new_copy_removes_the_copies_whose_sources_are_gone_and_no_other() {
+        let t = tempfile::tempdir().unwrap();
+        let cache = t.path().join("cache");
+        let (old, kept, new) = (
+            t.path().join("old"),
+            t.path().join("kept"),
+            t.path().join("new"),
+        );
+        for source in [&old, &kept, &new] {
+            library(source);
+        }
+        let old_copy = prepare(&old, &copy_dir(&cache, &old, V), V).unwrap();
+        let kept_copy = prepare(&kept, &copy_dir(&cache, &kept, V), V).unwrap();
+        // Something else in the cache, with no mark.
+        std::fs::create_dir_all(cache.join("other")).unwrap();
+        // The old toolchain is removed; a copy of the new one is made.
+        std::fs::remove_dir_all(&old).unwrap();
+        let new_copy = prepare(&new, &copy_dir(&cache, &new, V), V).unwrap();
+        assert!(!old_copy.exists());
+        assert!(is_copy(&kept_copy, V) && is_copy(&new_copy, V));
+        assert!(cache.join("other").is_dir());
     }
 }

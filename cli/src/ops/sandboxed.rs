@@ -260,9 +260,11 @@ fn environment(job: &Path) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
     }
     // The grader's copy of the standard library's sources, which the
     // sandbox sees read-only (environment_paths): one copy for every run.
-    // `grade` makes sure of it before any run starts.
+    // Used there as it is: were it not a copy (the grader could not make
+    // one), a copy made in each sandbox would cost every run the time saved.
     if let Ok(sources) = engine::rust_analyzer_sources() {
         env.push(("RUST_SRC_PATH".into(), sources.into()));
+        env.push((engine::std_sources::AS_IS_VAR.into(), "1".into()));
     }
     // There is no network: cargo must not try it (the build folder's own
     // config allows it, for the first build outside), and the variable
@@ -675,12 +677,17 @@ mod tests {
             env: environment(&job),
         };
         s.prepare().unwrap();
-        let script = r#"echo "$RUST_SRC_PATH"
-test -f "$RUST_SRC_PATH/PUZZLEBOOK-SOURCES.md" && test -f "$RUST_SRC_PATH/core/src/lib.rs" && echo seen
+        let script = format!(
+            r#"echo "$RUST_SRC_PATH"
+test -f "$RUST_SRC_PATH/{mark}" && test -f "$RUST_SRC_PATH/core/src/lib.rs" && echo seen
 test -e "$RUST_SRC_PATH/stdarch/crates/core_arch/src/x86" || echo no-x86
 touch "$RUST_SRC_PATH/core/x" 2>/dev/null && echo writable || echo read-only
-test -w "$RUST_SRC_PATH/core/src/lib.rs" && echo file-writable || echo file-read-only"#;
-        let said = s.sh(script);
+test -w "$RUST_SRC_PATH/core/src/lib.rs" && echo file-writable || echo file-read-only
+test -n "${as_is}" && echo used-as-is"#,
+            mark = engine::std_sources::MARK,
+            as_is = engine::std_sources::AS_IS_VAR,
+        );
+        let said = s.sh(&script);
         let sources = sources.display().to_string();
         assert_eq!(
             said.lines().collect::<Vec<_>>(),
@@ -689,7 +696,8 @@ test -w "$RUST_SRC_PATH/core/src/lib.rs" && echo file-writable || echo file-read
                 "seen",
                 "no-x86",
                 "read-only",
-                "file-read-only"
+                "file-read-only",
+                "used-as-is"
             ]
         );
     }
