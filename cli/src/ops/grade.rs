@@ -159,10 +159,6 @@ pub fn grade(project: &Project, g: &Grading) -> Result<Outcome, RunnerError> {
     let mut warm = source.nb.clone();
     submission::pin_dep_paths(&mut warm, &source_dir);
     let how = if g.sandbox {
-        // The toolchain checked, and the copy of the standard library's
-        // sources for rust-analyzer made, before any sandbox is set up:
-        // each is handed the grader's (sandboxed::environment).
-        engine::rust_analyzer_sources().map_err(EngineError::from)?;
         How::Sandboxed {
             warm_up: warm_up(&warm),
             seen: what_is_seen(project, g, &source_dir, &warm),
