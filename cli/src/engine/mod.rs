@@ -267,12 +267,12 @@ fn sources_for_rust_analyzer(found: PathBuf, version: &str) -> PathBuf {
         Ok(copy) => copy,
         Err(e) => {
             eprintln!(
-                "warning: cannot copy the standard library's sources into {} for rust-analyzer ({e}); engines read them from {}, and each starts with some 2 s more of CPU. To mend it, make {} writable, or set XDG_CACHE_HOME to a folder that can hold the copy",
+                "warning: cannot copy the standard library's sources into {} for rust-analyzer ({e}); engines read them from {}, and each starts with some 2 s more of CPU. To mend it, mend the path named, make {} writable, or set XDG_CACHE_HOME to a folder that can hold the copy",
                 to.display(),
                 found.display(),
                 to.parent().unwrap_or(&to).display()
             );
-            found
+            std::fs::canonicalize(&found).unwrap_or(found)
         }
     }
 }

@@ -107,9 +107,8 @@ fn at(path: &Path) -> impl FnOnce(std::io::Error) -> std::io::Error + '_ {
 /// that make the same copy at once take turns (a lock beside it), and the
 /// copy is built beside `dest` and renamed into place whole, so none sees
 /// half of one; what a killed process left half made is made again. Once a
-/// copy is made, the copies beside it whose sources are gone (a toolchain
-/// updated or removed) are removed, since their hard links would keep the
-/// old files on disk. Each error names the path it concerns.
+/// copy is made, the copies beside it that no engine will read again are
+/// removed ([`prune`]). Each error names the path it concerns.
 pub fn prepare(source: &Path, dest: &Path, version: &str) -> std::io::Result<PathBuf> {
     if is_copy(source, version) {
         return Ok(source.to_path_buf());
@@ -130,19 +129,31 @@ pub fn prepare(source: &Path, dest: &Path, version: &str) -> std::io::Result<Pat
         remove(p).map_err(at(p))?;
     }
     std::fs::create_dir(&partial).map_err(at(&partial))?;
-    let mut folders = vec![std::fs::canonicalize(source).map_err(at(source))?];
-    copy_tree(source, &partial, source, &mut folders)?;
-    let mark = partial.join(MARK);
-    let text = format!(
-        "{MARK_TEXT}{}{SOURCE_LINE}{}\n",
-        stamp(version),
-        source.display()
-    );
-    std::fs::write(&mark, text).map_err(at(&mark))?;
+    let made = copy_and_mark(source, &partial, version);
+    if let Err(e) = made {
+        // Nothing half made is left: the next process tries again.
+        let _ = remove(&partial);
+        return Err(e);
+    }
     std::fs::rename(&partial, dest).map_err(at(dest))?;
     drop(lock);
-    prune(parent, dest);
+    prune(parent, dest, source, version);
     Ok(dest.to_path_buf())
+}
+
+/// `source`'s tree into `partial`, and the mark: its [`stamp`], and the
+/// source folder's path where it can be written on a line of its own (else
+/// the copy is never pruned).
+fn copy_and_mark(source: &Path, partial: &Path, version: &str) -> std::io::Result<()> {
+    let mut folders = vec![std::fs::canonicalize(source).map_err(at(source))?];
+    copy_tree(source, partial, source, &mut folders)?;
+    let mark = partial.join(MARK);
+    let source_line = match source.to_str().filter(|s| !s.contains('\n')) {
+        Some(s) => format!("{SOURCE_LINE}{s}\n"),
+        None => String::new(),
+    };
+    let text = format!("{MARK_TEXT}{}{source_line}", stamp(version));
+    std::fs::write(&mark, text).map_err(at(&mark))
 }
 
 /// `dest`'s name with `ext` appended, beside it.
@@ -173,29 +184,39 @@ fn lock(dest: &Path, wait: bool) -> std::io::Result<Option<std::fs::File>> {
     }
 }
 
-/// Removes the copies in `cache` but `kept` whose mark names a source folder
-/// that holds no `core` any more, each under its lock (one being made is
-/// left). Best effort: what cannot be removed stays.
-fn prune(cache: &Path, kept: &Path) {
+/// Removes the copies in `cache` but `kept` that no engine will read
+/// again, each under its lock (one being made is left): those whose source
+/// folder holds no `core` any more (a toolchain removed), those of `source`
+/// made for another toolchain or leaving out something else (a toolchain
+/// updated in place, as rustup's channels are), and those whose mark names
+/// no source (made by an earlier version of this program). Their hard links
+/// would keep the old files on disk. Best effort: what cannot be removed
+/// stays.
+fn prune(cache: &Path, kept: &Path, source: &Path, version: &str) {
     let Ok(entries) = std::fs::read_dir(cache) else {
         return;
     };
-    for dir in entries.flatten().map(|e| e.path()) {
-        if dir == kept || !dir.is_dir() {
-            continue;
-        }
+    let stale = |dir: &Path| {
         let Ok(mark) = std::fs::read_to_string(dir.join(MARK)) else {
-            continue;
+            return false;
         };
-        let Some(source) = mark.lines().find_map(|l| l.strip_prefix(SOURCE_LINE)) else {
-            continue;
-        };
-        if Path::new(source).join("core").exists() {
+        match mark.lines().find_map(|l| l.strip_prefix(SOURCE_LINE)) {
+            None => true,
+            Some(from) => {
+                !Path::new(from).join("core").exists()
+                    || (Path::new(from) == source && !mark.contains(&stamp(version)))
+            }
+        }
+    };
+    for dir in entries.flatten().map(|e| e.path()) {
+        if dir == kept || !dir.is_dir() || !stale(&dir) {
             continue;
         }
+        // Asked again under the lock: it may have been made again meanwhile.
         if let Ok(Some(_held)) = lock(&dir, false) {
-            let _ = std::fs::remove_dir_all(&dir);
-            let _ = std::fs::remove_file(beside(&dir, ".lock"));
+            if stale(&dir) {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
         }
     }
 }
@@ -475,7 +496,8 @@ mod tests {
         let e = prepare(&source, &dest, V).unwrap_err();
         assert!(e.to_string().contains("core/up: "), "{e}");
         assert!(e.to_string().contains("a loop"), "{e}");
-        assert!(!dest.exists());
+        // Nothing half made is left, but the lock.
+        assert_eq!(names(&t.path().join("cache")), ["copy.lock"]);
         // A link to the cache, where the copy is being made.
         std::fs::remove_file(source.join("core/up")).unwrap();
         std::os::unix::fs::symlink(t.path().join("cache"), source.join("core/cache")).unwrap();
@@ -500,11 +522,22 @@ mod tests {
         let kept_copy = prepare(&kept, &copy_dir(&cache, &kept, V), V).unwrap();
         // Something else in the cache, with no mark.
         std::fs::create_dir_all(cache.join("other")).unwrap();
+        // A copy by an earlier version of this program, its mark naming no
+        // source.
+        let earlier = cache.join("earlier");
+        std::fs::create_dir_all(&earlier).unwrap();
+        std::fs::write(earlier.join(MARK), MARK_TEXT).unwrap();
         // The old toolchain is removed; a copy of the new one is made.
         std::fs::remove_dir_all(&old).unwrap();
         let new_copy = prepare(&new, &copy_dir(&cache, &new, V), V).unwrap();
-        assert!(!old_copy.exists());
+        assert!(!old_copy.exists() && !earlier.exists());
         assert!(is_copy(&kept_copy, V) && is_copy(&new_copy, V));
         assert!(cache.join("other").is_dir());
+        // The kept toolchain is updated in place (rustup's channels): its
+        // new copy replaces the one of its old version, and no other.
+        let updated = "rustc 1.1.0 (def 2020-02-02)\n";
+        let kept_new = prepare(&kept, &copy_dir(&cache, &kept, updated), updated).unwrap();
+        assert!(!kept_copy.exists());
+        assert!(is_copy(&kept_new, updated) && is_copy(&new_copy, V));
     }
 }

@@ -262,12 +262,12 @@ fn environment(job: &Path) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
     // sandbox sees read-only (environment_paths): one copy for every run.
     // Used there as it is: were it not a copy (the grader could not make
     // one), a copy made in each sandbox would cost every run the time saved.
-    // Without a toolchain nothing is handed, and each run says what is
-    // missing, as the grader's own engine does.
+    // Without a toolchain no path is handed, and each run says what is
+    // missing, as the grader's own engine does, making no copy either.
     if let Ok(sources) = engine::rust_analyzer_sources() {
         env.push(("RUST_SRC_PATH".into(), sources.into()));
-        env.push((engine::std_sources::AS_IS_VAR.into(), "1".into()));
     }
+    env.push((engine::std_sources::AS_IS_VAR.into(), "1".into()));
     // There is no network: cargo must not try it (the build folder's own
     // config allows it, for the first build outside), and the variable
     // comes before any config file.
