@@ -143,7 +143,8 @@ pub fn prepare(source: &Path, dest: &Path, version: &str) -> std::io::Result<Pat
 
 /// `source`'s tree into `partial`, and the mark: its [`stamp`], and the
 /// source folder's path where it can be written on a line of its own (else
-/// the copy is never pruned).
+/// the copy is never pruned: [`prune`] cannot tell whether its source is
+/// gone).
 fn copy_and_mark(source: &Path, partial: &Path, version: &str) -> std::io::Result<()> {
     let mut folders = vec![std::fs::canonicalize(source).map_err(at(source))?];
     copy_tree(source, partial, source, &mut folders)?;
@@ -188,8 +189,8 @@ fn lock(dest: &Path, wait: bool) -> std::io::Result<Option<std::fs::File>> {
 /// again, each under its lock (one being made is left): those whose source
 /// folder holds no `core` any more (a toolchain removed), those of `source`
 /// made for another toolchain or leaving out something else (a toolchain
-/// updated in place, as rustup's channels are), and those whose mark names
-/// no source (made by an earlier version of this program). Their hard links
+/// updated in place, as rustup's channels are), and those whose mark has
+/// no stamp (made by an earlier version of this program). Their hard links
 /// would keep the old files on disk. Best effort: what cannot be removed
 /// stays.
 fn prune(cache: &Path, kept: &Path, source: &Path, version: &str) {
@@ -200,8 +201,13 @@ fn prune(cache: &Path, kept: &Path, source: &Path, version: &str) {
         let Ok(mark) = std::fs::read_to_string(dir.join(MARK)) else {
             return false;
         };
+        // Every mark since the stamp names the toolchain; one that does not
+        // is an earlier version's.
+        if !mark.lines().any(|l| l.starts_with("Toolchain: ")) {
+            return true;
+        }
         match mark.lines().find_map(|l| l.strip_prefix(SOURCE_LINE)) {
-            None => true,
+            None => false,
             Some(from) => {
                 !Path::new(from).join("core").exists()
                     || (Path::new(from) == source && !mark.contains(&stamp(version)))
@@ -508,6 +514,7 @@ mod tests {
 
     #[test]
     fn a_new_copy_removes_the_copies_whose_sources_are_gone_and_no_other() {
+        use std::os::unix::ffi::OsStrExt;
         let t = tempfile::tempdir().unwrap();
         let cache = t.path().join("cache");
         let (old, kept, new) = (
@@ -539,5 +546,12 @@ mod tests {
         let kept_new = prepare(&kept, &copy_dir(&cache, &kept, updated), updated).unwrap();
         assert!(!kept_copy.exists());
         assert!(is_copy(&kept_new, updated) && is_copy(&new_copy, V));
+        // A source whose path cannot be written on the mark's line: its copy
+        // is never taken for stale.
+        let odd = t.path().join(std::ffi::OsStr::from_bytes(b"lib\xff"));
+        library(&odd);
+        let odd_copy = prepare(&odd, &copy_dir(&cache, &odd, V), V).unwrap();
+        prepare(&new, &copy_dir(&cache, &new, updated), updated).unwrap();
+        assert!(is_copy(&odd_copy, V));
     }
 }
