@@ -66,14 +66,23 @@ pub fn evcxr_dir() -> PathBuf {
 
 /// `<cache>/puzzlebook`.
 pub fn cache_dir() -> PathBuf {
-    // A relative XDG_CACHE_HOME is to be ignored (the XDG base directory
-    // specification): it would mean another folder in each working folder.
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("puzzlebook")
+    cache_in(
+        std::env::var_os("XDG_CACHE_HOME"),
+        std::env::var_os("HOME"),
+        std::env::temp_dir(),
+    )
+}
+
+/// `<cache>/puzzlebook` from `XDG_CACHE_HOME` and `HOME`'s values, with the
+/// temporary folder when neither is of use. A relative value is ignored (the
+/// XDG base directory specification says so of `XDG_CACHE_HOME`): it would
+/// mean another folder in each working folder.
+fn cache_in(xdg_cache_home: Option<OsString>, home: Option<OsString>, temp: PathBuf) -> PathBuf {
+    let absolute = |v: Option<OsString>| v.map(PathBuf::from).filter(|p| p.is_absolute());
+    absolute(xdg_cache_home)
+        .or_else(|| absolute(home).map(|h| h.join(".cache")))
+        .unwrap_or(temp)
+        .join("puzzlebook")
 }
 
 /// The build folder of job `k` when several notebooks run at once: `base`
@@ -728,6 +737,28 @@ pub fn interrupted() -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_cache_is_under_an_absolute_xdg_cache_home_or_home_and_never_a_relative_one() {
+        let temp = PathBuf::from("/tmp");
+        let v = |s: &str| Some(OsString::from(s));
+        let cache = |x, h| cache_in(x, h, temp.clone());
+        assert_eq!(
+            cache(v("/x/cache"), v("/home/u")),
+            Path::new("/x/cache/puzzlebook")
+        );
+        assert_eq!(
+            cache(None, v("/home/u")),
+            Path::new("/home/u/.cache/puzzlebook")
+        );
+        // A relative value would be a folder in each working folder.
+        assert_eq!(
+            cache(v("cache"), v("/home/u")),
+            Path::new("/home/u/.cache/puzzlebook")
+        );
+        assert_eq!(cache(v("cache"), v("home")), Path::new("/tmp/puzzlebook"));
+        assert_eq!(cache(None, None), Path::new("/tmp/puzzlebook"));
+    }
+
     #[test]
     fn the_standard_library_s_sources_are_found_where_rust_analyzer_looks() {
         let t = tempfile::tempdir().unwrap();
