@@ -56,7 +56,7 @@ pub enum EngineError {
 }
 
 /// The evcxr build folder: `EVCXR_TMPDIR` if set, else `<cache>/puzzlebook/evcxr`,
-/// where `<cache>` is `XDG_CACHE_HOME` or `~/.cache`.
+/// where `<cache>` is `XDG_CACHE_HOME` or `~/.cache` ([`cache_dir`]).
 pub fn evcxr_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("EVCXR_TMPDIR") {
         return PathBuf::from(d);
