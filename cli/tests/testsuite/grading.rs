@@ -3,10 +3,10 @@
 //! submissions, one of each kind (right, wrong, unsolved, panicking, a
 //! locked cell edited, printing without end, a loop that started a process
 //! holding its pipes, an allocation past the memory limit, not a notebook,
-//! another chapter's), and ten attackers, the CSV checked row by row; a
-//! teacher's notebook failing its own test, which stops `grade`; Ctrl-C;
-//! and in every chapter each typical wrong answer graded 0 with its
-//! witness, and each solution full.
+//! another chapter's), and ten attacks in four submissions, the CSV checked
+//! row by row; a teacher's notebook failing its own test, which stops
+//! `grade`; Ctrl-C; and in every chapter each typical wrong answer graded 0
+//! with its witness, and each solution full.
 //!
 //! The expected points come from each submission's own construction, never
 //! from the grader.
@@ -22,6 +22,10 @@ use crate::exercises::{
 
 const NOTEBOOK: &str = "exercise.ipynb";
 
+/// The submission whose right answer first makes the attacks looked for
+/// outside its verdict.
+const OUTSIDE: &str = "a1-a2-a3-a7-a8-a9";
+
 /// The fixture's released exercise t-1 (x and y from 1 to 3, x below y, 2
 /// points) answered with `body` in place of its stub.
 fn answered(released: &str, body: &str) -> String {
@@ -31,18 +35,17 @@ fn answered(released: &str, body: &str) -> String {
 /// A kind of submission, and what it must get.
 #[derive(Debug, Clone, Copy)]
 enum Kind {
-    /// The reference's constraints, reordered and rewritten: the same three
-    /// pairs (1,2), (1,3), (2,3).
-    Right,
     /// x <= y: also (1,1), which the reference rules out.
     AtMost,
-    /// x < y without bounds: also (0,1), with x out of range.
-    Unbounded,
     /// The release as handed out: the stub.
     Unsolved,
     /// A panic of the student's own.
     Panics,
-    /// The right answer, and the locked test cell rewritten to pass anything.
+    /// The reference's constraints, reordered and rewritten: the same three
+    /// pairs (1,2), (1,3), (2,3); and the locked test cell rewritten to pass
+    /// anything, which changes nothing but a note to the teacher.
+    /// (A wrong answer, x < y without bounds, is what four attackers below
+    /// hand in.)
     EditsTheTest,
     /// The right answer, printing 8 MB each time it is called.
     Loud,
@@ -57,10 +60,8 @@ enum Kind {
     Hogs,
 }
 
-const KINDS: [Kind; 9] = [
-    Kind::Right,
+const KINDS: [Kind; 7] = [
     Kind::AtMost,
-    Kind::Unbounded,
     Kind::Unsolved,
     Kind::Panics,
     Kind::EditsTheTest,
@@ -73,9 +74,7 @@ impl Kind {
     /// The submission's JSON, from the released notebook.
     fn notebook(self, released: &str) -> String {
         match self {
-            Kind::Right => answered(released, "vec![v[1].gt(&v[0]), v[0].gt(0), v[1].lt(4)]"),
             Kind::AtMost => answered(released, "vec![v[0].ge(1), v[1].le(3), v[0].le(&v[1])]"),
-            Kind::Unbounded => answered(released, "vec![v[0].lt(&v[1])]"),
             Kind::Unsolved => released.to_string(),
             Kind::Panics => answered(released, "panic!(\"my constraints: {}\", 6 * 7)"),
             Kind::Loud => answered(
@@ -91,7 +90,7 @@ impl Kind {
                 "let v = vec![1u8; 3 << 30];\nstd::hint::black_box(&v);\nvec![]",
             ),
             Kind::EditsTheTest => {
-                let right = answered(released, "vec![v[0].ge(1), v[1].le(3), v[0].lt(&v[1])]");
+                let right = answered(released, "vec![v[1].gt(&v[0]), v[0].gt(0), v[1].lt(4)]");
                 let mut nb: serde_json::Value = serde_json::from_str(&right).unwrap();
                 for c in nb["cells"].as_array_mut().unwrap() {
                     if c["metadata"]["nbgrader"]["grade"] == true {
@@ -106,20 +105,10 @@ impl Kind {
     /// Its points of 2, its status, and what its feedback must say.
     fn expected(self) -> (&'static str, &'static str, &'static str) {
         match self {
-            Kind::Right => (
-                "2",
-                "right",
-                "Right: your model has exactly the reference's 3 solutions.",
-            ),
             Kind::AtMost => (
                 "0",
                 "wrong",
                 "your model allows x=1, y=1, which the reference rules out (it breaks x below y)",
-            ),
-            Kind::Unbounded => (
-                "0",
-                "wrong",
-                "which the reference rules out (it breaks the bounds)",
             ),
             Kind::Unsolved => ("0", "wrong", "exercise t-1 is not solved yet"),
             Kind::Panics => ("0", "wrong", "my constraints: 42"),
@@ -358,21 +347,60 @@ fn one_run_grades_every_kind_of_submission_and_attackers_change_nothing_but_thei
     .unwrap();
     expected.insert("s98".into(), None);
     expected.insert("s99".into(), None);
-    // The attackers: those whose attack wraps a right answer get full
-    // points; those that wrap x < y without bounds get none.
-    for (student, attack) in &attacks {
+    // The attackers, in four submissions. Those whose attacks wrap a right
+    // answer get full points; those that wrap x < y without bounds get none.
+    // Attacks whose effects are looked for outside the submission's own
+    // verdict (a file planted or read, a process left or killed) share one
+    // answer, in one cell, each printing that it ran; a5 and a10 share a
+    // wrong one, for either alone, had it worked, would make it right.
+    // a4's writes to every descriptor, and a6's words, which must be judged
+    // by what they print, are each alone.
+    let attack = |name: &str| {
+        attacks
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, code)| code.as_str())
+            .unwrap()
+    };
+    let joined_attacks = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| attack(n))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let submissions = [
+        (
+            OUTSIDE,
+            joined_attacks(&[
+                "a1-plants",
+                "a3-reads",
+                "a8-configures",
+                "a9-kills",
+                "a7-digs",
+                "a2-survives",
+            ]),
+            ("2", "right"),
+        ),
+        ("a4-forges", joined_attacks(&["a4-forges"]), ("0", "wrong")),
+        (
+            "a5-shadows-a10-redefines",
+            joined_attacks(&["a5-shadows", "a10-redefines"]),
+            ("0", "wrong"),
+        ),
+        (
+            "a6-says-right",
+            joined_attacks(&["a6-says-right"]),
+            ("0", "wrong"),
+        ),
+    ];
+    for (student, code, row) in &submissions {
         std::fs::write(
             class.join(format!("{student}.ipynb")),
-            attacking(&released, attack),
+            attacking(&released, code),
         )
         .unwrap();
-        let wrong = ["a4-forges", "a5-shadows", "a6-says-right", "a10-redefines"];
-        let row = if wrong.contains(student) {
-            ("0", "wrong")
-        } else {
-            ("2", "right")
-        };
-        expected.insert(student.to_string(), Some(row));
+        expected.insert(student.to_string(), Some(*row));
     }
     let before = files(&class);
     let source_before = std::fs::read(&source).unwrap();
@@ -521,16 +549,13 @@ fn one_run_grades_every_kind_of_submission_and_attackers_change_nothing_but_thei
         assert_eq!(flagged, edits, "{student}: {out}");
     }
 
+    let outside = page(OUTSIDE);
     // a1's write went through, to its own view.
-    assert!(
-        page("a1-plants").contains("planted: Ok(())"),
-        "{}",
-        page("a1-plants")
-    );
+    assert!(outside.contains("planted: Ok(())"), "{outside}");
     // a8's writes to its working folder and to the build folder's config
     // went through, to its own views, which no other run sees; the user's
     // config folder is not in its view at all.
-    let a8 = page("a8-configures");
+    let a8 = &outside;
     assert!(a8.contains("wrote evcxr.toml: Ok(())"), "{a8}");
     for file in ["evcxr.toml", "init.evcxr", "prelude.rs"] {
         assert!(a8.contains(&format!("/config/{file}: Ok(())")), "{a8}");
@@ -541,18 +566,20 @@ fn one_run_grades_every_kind_of_submission_and_attackers_change_nothing_but_thei
     );
     // a9 ran to its end and found no grader to kill: the grade above was
     // written, and ended with 1 for the two not graded, not by a signal.
-    let a9 = page("a9-kills");
+    let a9 = &outside;
     assert!(a9.contains("hunted the grader: 0 found"), "{a9}");
-    // The hidden tests' text (their rules) is on no page.
+    // a3 read to its last file, and the hidden tests' text (their rules)
+    // is on no page.
+    let last = root_dir().join("reports/02-calculator-the-game.org");
     assert!(
-        !page("a3-reads").contains("grade::rule("),
-        "{}",
-        page("a3-reads")
+        outside.contains(&format!("{}: ", last.display())),
+        "{outside}"
     );
+    assert!(!outside.contains("grade::rule("), "{outside}");
     // a4's forged results reached nobody, and a5's shadows, a6's words and
     // a10's helper changed nothing: each answer, x < y unbounded, is judged
     // for what it is, by the grader, against the teacher's reference.
-    for student in ["a4-forges", "a5-shadows", "a6-says-right", "a10-redefines"] {
+    for student in ["a4-forges", "a5-shadows-a10-redefines", "a6-says-right"] {
         let p = page(student);
         assert!(
             p.contains("which the reference rules out (it breaks the bounds)"),
@@ -563,13 +590,13 @@ fn one_run_grades_every_kind_of_submission_and_attackers_change_nothing_but_thei
     // a7 looked through the whole build folder and found no hidden test:
     // what earlier runs compiled there was removed before any run, and the
     // reference run's own cells stayed in its own sandbox.
-    let a7 = page("a7-digs");
+    let a7 = &outside;
     assert!(a7.contains("dug up 0 file(s)"), "{a7}");
     // Nothing outlives the run (the PID namespace ends with its process 1;
     // this guards that, where the runaway's page above is what shows the
     // timeout ended the child): no `sleep` of a2's or of the runaway's is
     // left, and no shell of a2's that would rewrite the grades.
-    let a2 = page("a2-survives");
+    let a2 = &outside;
     assert!(a2.contains("waiting to forge: true"), "{a2}");
     assert_nothing_running("sleep 4321");
     assert_nothing_running("sleep 4322");
