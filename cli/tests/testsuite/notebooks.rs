@@ -104,6 +104,7 @@ fn the_committed_notebooks_and_reports_come_out_again_byte_for_byte() {
     assert!(manifest.contains("\nopt-level = 0\n"), "{manifest}");
 }
 
+/// Also: the first cell to use a question mark still shows its table.
 #[test]
 fn a_frame_made_in_one_cell_is_pruned_in_the_next() {
     let _g = lock();
@@ -128,6 +129,15 @@ fn a_frame_made_in_one_cell_is_pruned_in_the_next() {
     assert!(
         report.contains("#+TITLE: Frames across cells\n"),
         "{report}"
+    );
+    // The first cell to use `?` (the first after the `:dep`) shows its
+    // table as an org table, not a Debug dump: the candidates from 1 to 2
+    // are the one pair (1, 2), its product 2 and its sum 3.
+    let at = report.find("]: first\n").expect("a result named first");
+    assert!(
+        report[at..]
+            .starts_with("]: first\n| m | s | x | y |\n|---+---+---+---|\n| 2 | 3 | 1 | 2 |"),
+        "the table as an org table, not a Debug dump: {report}"
     );
     assert!(report.contains(": 45\n"), "{report}");
     // step-1 of the write-up, as an org table under its named result.
@@ -173,21 +183,6 @@ fn a_frame_made_in_one_cell_is_pruned_in_the_next() {
     assert_eq!(f.read(&f.notebook("frames-across-cells.ipynb")), before);
     let o = run(&mut f.cmd(&["check"]));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
-}
-
-#[test]
-fn the_first_cell_to_use_a_question_mark_still_shows_its_table() {
-    let _g = lock();
-    let f = Fixture::new(&["question-mark-table.ipynb"]);
-    let o = run(&mut f.cmd(&["report"]));
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let report = f.read(&f.report("question-mark-table.ipynb"));
-    let at = report.find("]: first\n").expect("a result named first");
-    assert!(
-        report[at..]
-            .starts_with("]: first\n| m | s | x | y |\n|---+---+---+---|\n| 2 | 3 | 1 | 2 |"),
-        "the table as an org table, not a Debug dump: {report}"
-    );
 }
 
 /// `run --timings` for a fixture notebook: what it printed, and each code
@@ -639,15 +634,39 @@ fn ctrl_c_stops_a_run_and_writes_nothing() {
 /// With the crate's shared Z3 (`z3-dylib`, as every notebook loads it), a
 /// solver, an optimizer, variables of each sort and a model made in one cell
 /// are used in later ones, and nothing warns about them.
+///
+/// The shared z3 loads on a Z3 older than the z3 crate supports too (Debian's
+/// 4.8.12 lacks ten functions it calls): only the last cell, which calls a
+/// missing function, fails, and the message names the function and the Z3s.
+/// On a Z3 that has it, the same cell runs.
 #[test]
-fn z3_values_made_in_one_cell_are_used_in_later_ones() {
+fn z3_values_made_in_one_cell_are_used_in_later_ones_and_a_newer_function_fails_only_when_called() {
+    use puzzlebook::libz3::{self, older, BUILT_AGAINST, MIN_SUPPORTED};
     let _g = lock();
     let f = Fixture::new(&["z3-across-cells.ipynb"]);
     let o = run(f
         .cmd(&["run", "notebooks/z3-across-cells.ipynb"])
         .current_dir(f.root()));
     let (out, err) = (text(&o.stdout), text(&o.stderr));
-    assert!(o.status.success(), "{out}\n{err}");
+    // `Real::from_rational` calls `Z3_mk_real_int64`, which 4.8.12 lacks and
+    // the Z3s the z3 crate supports have.
+    if older(BUILT_AGAINST, MIN_SUPPORTED) {
+        assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+        assert!(
+            err.contains("cell 9 (code cell 8, \"one-third\") failed"),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!(
+                "puzzlebook: this cell called `Z3_mk_real_int64`, which Z3 {BUILT_AGAINST}, \
+                 the Z3 loaded, does not have (the z3 crate is written for Z3 {MIN_SUPPORTED} or later)"
+            )),
+            "{err}"
+        );
+        assert!(err.contains("scripts/with-z3-wheel"), "{err}");
+    } else {
+        assert!(o.status.success(), "{out}\n{err}");
+    }
     // 3 < x < 5 leaves x = 4, so r = x = 4 and b = (x > 0) holds; the
     // optimizer's x is at most 10 and maximised.
     assert!(out.contains("(Sat, Sat)"), "{out}");
@@ -669,12 +688,9 @@ fn z3_values_made_in_one_cell_are_used_in_later_ones() {
             .any(|m| m.contains("/deps/libpuzzlebook_z3_dylib-")),
         "{mapped:?}"
     );
-    let ours = puzzlebook::libz3::loaded()
-        .file
-        .expect("libz3 is a shared library");
+    let ours = libz3::loaded().file.expect("libz3 is a shared library");
     let libz3: Vec<&&str> = mapped.iter().filter(|m| m.contains("/libz3.so")).collect();
     assert_eq!(libz3, [&ours.to_str().unwrap()], "{mapped:?}");
-    use puzzlebook::libz3::{older, BUILT_AGAINST, MIN_SUPPORTED};
     assert_eq!(
         mapped
             .iter()
@@ -740,25 +756,23 @@ fn a_cell_whose_question_mark_returns_an_error_fails_the_run() {
     let _g = lock();
     let f = Fixture::new(&["question-mark-error.ipynb"]);
     let nb_before = f.read(&f.notebook("question-mark-error.ipynb"));
-    for cmd in [
-        &["run", "notebooks/question-mark-error.ipynb"][..],
-        &["report"],
-    ] {
-        let o = run(f.cmd(cmd).current_dir(f.root()));
-        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {}", text(&o.stderr));
-        let err = text(&o.stderr);
-        assert!(
-            err.contains(
-                "notebooks/question-mark-error.ipynb, cell 3 (code cell 2, \"parsed\") failed:\n\
-                 the cell's `?` returned an error: invalid digit found in string"
-            ),
-            "{cmd:?}: {err}"
-        );
-        // The cell after it never ran.
-        assert!(!text(&o.stdout).contains('4'), "{}", text(&o.stdout));
-    }
+    // `run`: `report` stops on a failed cell the same way, whatever failed
+    // it, and writes nothing (the failing-cell, timeout and memory tests).
+    let o = run(f
+        .cmd(&["run", "notebooks/question-mark-error.ipynb"])
+        .current_dir(f.root()));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(
+            "notebooks/question-mark-error.ipynb, cell 3 (code cell 2, \"parsed\") failed:\n\
+             the cell's `?` returned an error: invalid digit found in string"
+        ),
+        "{err}"
+    );
+    // The cell after it never ran.
+    assert!(!text(&o.stdout).contains('4'), "{}", text(&o.stdout));
     assert_eq!(f.read(&f.notebook("question-mark-error.ipynb")), nb_before);
-    assert!(!f.report("question-mark-error.ipynb").exists());
     assert!(f.leftovers().is_empty(), "{:?}", f.leftovers());
 }
 
@@ -829,38 +843,15 @@ fn a_cell_name_that_leaves_the_book_is_refused_and_nothing_is_written() {
     assert_eq!(f.read(&f.notebook("name-outside-the-book.ipynb")), before);
 }
 
-#[test]
-fn a_plain_notebook_runs_outside_a_checkout() {
-    let _g = lock();
-    let d = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        cli_dir().join("tests/fixtures/notebooks/plain.ipynb"),
-        d.path().join("plain.ipynb"),
-    )
-    .unwrap();
-    // No Cargo.lock, no Cargo.toml, no notebooks/: not a checkout.
-    let o = run(puzzlebook(&["run", "plain.ipynb"]).current_dir(d.path()));
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    assert_eq!(text(&o.stdout), "42\n");
-    // A notebook that loads the crate still needs the checkout, and says so.
-    std::fs::copy(
-        cli_dir().join("tests/fixtures/notebooks/small-b.ipynb"),
-        d.path().join("small-b.ipynb"),
-    )
-    .unwrap();
-    let o = run(puzzlebook(&["run", "small-b.ipynb"]).current_dir(d.path()));
-    assert_eq!(o.status.code(), Some(2));
-    let err = text(&o.stderr);
-    assert!(err.contains("Cargo.lock"), "{err}");
-    assert!(err.contains("pass --root"), "{err}");
-}
-
 /// Every line a cell prints is its output, on both streams, however many:
 /// evcxr returns from a cell once it has read the cell's standard output,
 /// but hands standard error on from a thread of its own, so the runner waits
 /// for the end mark the cell process writes there, not for a while. Up to
 /// 1 MiB a stream: past that, a cell's lines are dropped and the cut said,
 /// and the next cell's output is whole.
+///
+/// Also: a plain notebook (no `:dep`) runs outside a checkout, and one that
+/// loads the crate there is refused, saying why.
 #[test]
 fn every_line_a_cell_prints_is_in_its_output_up_to_a_mebibyte() {
     let _g = lock();
@@ -891,6 +882,19 @@ fn every_line_a_cell_prints_is_in_its_output_up_to_a_mebibyte() {
         expected.lines().count(),
         printed.lines().last()
     );
+    // The folder has no Cargo.lock, no Cargo.toml, no notebooks/: it is not
+    // a checkout. A notebook that loads the crate still needs one, and says
+    // so.
+    std::fs::copy(
+        cli_dir().join("tests/fixtures/notebooks/small-b.ipynb"),
+        d.path().join("small-b.ipynb"),
+    )
+    .unwrap();
+    let o = run(puzzlebook(&["run", "small-b.ipynb"]).current_dir(d.path()));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("Cargo.lock"), "{err}");
+    assert!(err.contains("pass --root"), "{err}");
 }
 
 /// `check --execute` finds an output that no longer comes out, though the
@@ -1006,37 +1010,4 @@ fn check_execute_finds_changed_outputs_and_leaves_out_another_z3_s_choices() {
     let doc: serde_json::Value = serde_json::from_str(&f.read(&nb)).unwrap();
     assert_eq!(doc["metadata"]["puzzlebook"]["z3"], here.as_str());
     assert!(f.read(&report).contains(": 42\n"));
-}
-
-/// The shared z3 loads on a Z3 older than the z3 crate supports (Debian's
-/// 4.8.12 lacks ten functions it calls): only a cell that calls a missing
-/// function fails, and the message names the function and the Z3s. On a Z3
-/// that has it, the same cell runs.
-#[test]
-fn a_z3_function_the_loaded_z3_lacks_fails_only_when_called_and_says_why() {
-    use puzzlebook::libz3::{self, BUILT_AGAINST};
-    let _g = lock();
-    let f = Fixture::new(&["newer-z3-function.ipynb"]);
-    let nb = f.notebook("newer-z3-function.ipynb");
-    let o = run(&mut f.cmd(&["run", nb.to_str().unwrap()]));
-    let (out, err) = (text(&o.stdout), text(&o.stderr));
-    // The cell before it used Z3 through the same shared library.
-    assert!(out.contains("\"7\""), "{out}\n{err}");
-    // `Real::from_rational` calls `Z3_mk_real_int64`, which 4.8.12 lacks and
-    // the Z3s the z3 crate supports have.
-    if libz3::older(BUILT_AGAINST, libz3::MIN_SUPPORTED) {
-        assert_eq!(o.status.code(), Some(2), "{out}");
-        assert!(err.contains("(code cell 3, \"one-third\") failed"), "{err}");
-        assert!(
-            err.contains(&format!(
-                "puzzlebook: this cell called `Z3_mk_real_int64`, which Z3 {BUILT_AGAINST}, \
-                 the Z3 loaded, does not have (the z3 crate is written for Z3 {} or later)",
-                libz3::MIN_SUPPORTED
-            )),
-            "{err}"
-        );
-        assert!(err.contains("scripts/with-z3-wheel"), "{err}");
-    } else {
-        assert!(o.status.success(), "{err}");
-    }
 }
