@@ -309,15 +309,19 @@ fn displays_and_clears_show_the_same_in_jupyter_and_in_the_runner() {
     );
 }
 
+/// Also: with the crate's shared Z3, which the kernel loads, a solver, an
+/// optimizer, variables and a model made in one cell are used in later ones,
+/// with no warning.
 #[test]
-fn a_notebook_without_its_dep_cell_runs_on_the_preloaded_crate() {
+fn a_notebook_without_its_dep_cell_runs_on_the_preloaded_crate_and_z3_values_cross_cells() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
     let nb = cli_dir().join("tests/fixtures/kernel/no-dep-cell.ipynb");
     let executed = jupyter.execute(std::slice::from_ref(&nb));
     let ran = without_loading_notes(&read_json(&executed.join("no-dep-cell.ipynb")));
     let outputs = all_outputs(&ran);
-    assert_eq!(outputs.len(), 3, "{outputs:?}");
+    // Three of the crate's cells, then the Z3 cells' value and print.
+    assert_eq!(outputs.len(), 5, "{outputs:?}");
     // The first cell to use `?` ends in a table: evcxr must not fall back to
     // Debug for it (the kernel's prelude enables `?` first).
     let org = joined(&outputs[0]["data"]["text/x-org"]);
@@ -339,6 +343,15 @@ fn a_notebook_without_its_dep_cell_runs_on_the_preloaded_crate() {
         "<table>\n<thead>\n<tr><th>a</th><th>b</th></tr>\n</thead>\n<tbody>\n<tr><td>x</td><td>y</td></tr>\n</tbody>\n</table>"
     );
     assert!(joined(&data["text/plain"]).contains("| x | y |"), "{data}");
+    let all = outputs_text(&ran);
+    // 3 < x < 5 leaves x = 4, so r = x = 4 and b = (x > 0) holds; the
+    // optimizer's x is at most 10 and maximised.
+    assert!(all.contains("(Sat, Sat)"), "{all}");
+    assert!(
+        all.contains("x = Some(4), r = Some((4, 1)), b = Some(true); the optimum x = Some(10)"),
+        "{all}"
+    );
+    assert!(!all.contains("warning"), "{all}");
     jupyter.assert_users_kernel_untouched();
 }
 
@@ -414,54 +427,6 @@ fn the_kernel_refuses_to_start_outside_its_kernelspec() {
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
     assert!(err.contains("puzzlebook kernel install"), "{err}");
-}
-
-/// In Jupyter, the kernel's crate comes with its shared Z3: a solver, an
-/// optimizer, variables and a model made in one cell are used in later ones,
-/// with no warning, and they are back after a crash, when the kernel runs the
-/// earlier cells again.
-#[test]
-fn z3_values_cross_cells_in_jupyter_and_come_back_after_a_crash() {
-    let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    let jupyter = Jupyter::new();
-    let nb = cli_dir().join("tests/fixtures/kernel/z3-across-cells.ipynb");
-    let executed = jupyter.execute(std::slice::from_ref(&nb));
-    let ran = without_loading_notes(&read_json(&executed.join("z3-across-cells.ipynb")));
-    let all = outputs_text(&ran);
-    // 3 < x < 5 leaves x = 4, so r = x = 4 and b = (x > 0) holds; the
-    // optimizer's x is at most 10 and maximised.
-    assert!(all.contains("(Sat, Sat)"), "{all}");
-    assert!(
-        all.contains("x = Some(4), r = Some((4, 1)), b = Some(true); the optimum x = Some(10)"),
-        "{all}"
-    );
-    assert!(!all.contains("warning"), "{all}");
-
-    let seen = jupyter.run_cells(
-        false,
-        &[],
-        &[
-            "use puzzlebook::z3::{ast::Int, Solver};\nlet s = Solver::new();\nlet x = Int::new_const(\"x\");",
-            "s.assert(&x.gt(&Int::from_i64(3)));\ns.assert(&x.lt(&Int::from_i64(5)));",
-            "std::process::abort();",
-            "s.check();\ns.get_model().unwrap().eval(&x, true).unwrap().as_i64()",
-        ],
-    );
-    let cells = seen["cells"].as_array().unwrap();
-    let status: Vec<&str> = cells
-        .iter()
-        .map(|c| c["status"].as_str().unwrap())
-        .collect();
-    assert_eq!(status, ["ok", "ok", "error", "ok"], "{seen:#}");
-    assert!(
-        cells[2]["streams"]
-            .as_str()
-            .unwrap()
-            .contains("ran cells [1], [2] again in"),
-        "{seen:#}"
-    );
-    // The solver and its assertions were rebuilt by the replay.
-    assert_eq!(cells[3]["result"], "Some(4)", "{seen:#}");
 }
 
 #[test]
@@ -868,6 +833,12 @@ fn a_crash_loses_no_earlier_variable_and_a_question_mark_error_fails_its_cell() 
             "a + b.len() + c",
             "let n: i32 = \"seven\".parse()?;\nn + 1",
             "c * 2",
+            // Z3 values, made with the crate's shared Z3, come back after a
+            // crash too.
+            "use puzzlebook::z3::{ast::Int, Solver};\nlet s = Solver::new();\nlet x = Int::new_const(\"x\");",
+            "s.assert(&x.gt(&Int::from_i64(3)));\ns.assert(&x.lt(&Int::from_i64(5)));",
+            "std::process::abort();",
+            "s.check();\ns.get_model().unwrap().eval(&x, true).unwrap().as_i64()",
         ],
     );
     // Frames that are no signed message neither panicked nor stopped it.
@@ -880,7 +851,7 @@ fn a_crash_loses_no_earlier_variable_and_a_question_mark_error_fails_its_cell() 
         .collect();
     assert_eq!(
         status,
-        ["ok", "ok", "ok", "error", "ok", "error", "ok"],
+        ["ok", "ok", "ok", "error", "ok", "error", "ok", "ok", "ok", "error", "ok"],
         "{seen:#}"
     );
     let crash = cells[3]["streams"].as_str().unwrap();
@@ -920,23 +891,10 @@ fn a_crash_loses_no_earlier_variable_and_a_question_mark_error_fails_its_cell() 
         "{seen:#}"
     );
     assert_eq!(cells[6]["result"], "6", "{seen:#}");
-
-    // Crash recovery can be turned off.
-    let seen = jupyter.run_cells(
-        false,
-        &[("PUZZLEBOOK_REPLAY", "off")],
-        &["let a = 1usize;", "std::process::abort();", "a"],
-    );
-    let cells = seen["cells"].as_array().unwrap();
-    assert_eq!(cells[1]["status"], "error", "{seen:#}");
-    assert!(
-        cells[1]["streams"]
-            .as_str()
-            .unwrap()
-            .contains("crash recovery is off"),
-        "{seen:#}"
-    );
-    assert_eq!(cells[2]["status"], "error", "{seen:#}");
+    // The solver and its assertions were rebuilt by the second replay.
+    let crash = cells[9]["streams"].as_str().unwrap();
+    assert!(crash.contains("[8], [9] again in"), "{crash}");
+    assert_eq!(cells[10]["result"], "Some(4)", "{seen:#}");
 }
 
 /// Everything a cell prints reaches Jupyter before the cell's reply, on both
@@ -945,20 +903,26 @@ fn a_crash_loses_no_earlier_variable_and_a_question_mark_error_fails_its_cell() 
 /// stops listening to a cell at its idle status, so a line sent after it is
 /// lost (evcxr_jupyter waited one millisecond, and only for a cell with a
 /// value).
+///
+/// Also: crash recovery can be turned off (which changes nothing before a
+/// crash).
 #[test]
-fn every_line_a_cell_prints_reaches_jupyter_before_its_reply() {
+fn every_line_a_cell_prints_reaches_jupyter_before_its_reply_and_replay_can_be_off() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
     let many = "for i in 0..2000 {\n    eprintln!(\"err {i}\");\n    println!(\"out {i}\");\n}";
     let seen = jupyter.run_cells(
         false,
-        &[],
+        &[("PUZZLEBOOK_REPLAY", "off")],
         &[
             many,
             "eprintln!(\"last words\");",
             "println!(\"one line\");",
             many,
             "eprintln!(\"before\");\nlet n: i32 = \"x\".parse()?;\nn",
+            "let a = 1usize;",
+            "std::process::abort();",
+            "a",
         ],
     );
     let cells = seen["cells"].as_array().unwrap();
@@ -1000,6 +964,17 @@ fn every_line_a_cell_prints_reaches_jupyter_before_its_reply() {
             .any(|l| l.contains("invalid digit found in string")),
         "{failed:?}"
     );
+    // With crash recovery off, a crash loses the session's variables, and
+    // says so.
+    assert_eq!(cells[6]["status"], "error", "{seen:#}");
+    assert!(
+        cells[6]["streams"]
+            .as_str()
+            .unwrap()
+            .contains("crash recovery is off"),
+        "{seen:#}"
+    );
+    assert_eq!(cells[7]["status"], "error", "{seen:#}");
 }
 
 /// Jupyter's own conformance suite, jupyter_kernel_test, as the Jupyter
