@@ -1,12 +1,12 @@
 //! `puzzlebook grade` end to end: the teacher's own `run` of the fixture
 //! exercise, which grades its solution right; in one run, a class of generated
-//! submissions, one of each kind (right, wrong, unsolved, panicking, a
-//! locked cell edited, printing without end, a loop that started a process
-//! holding its pipes, an allocation past the memory limit, not a notebook,
-//! another chapter's), and ten attacks in four submissions, the CSV checked
-//! row by row; a teacher's notebook failing its own test, which stops
-//! `grade`; Ctrl-C; and in every chapter each typical wrong answer graded 0
-//! with its witness, and each solution full.
+//! submissions, one of each kind (wrong, unsolved, panicking, right written
+//! otherwise with its locked cell edited, printing without end, a loop that
+//! started a process holding its pipes, an allocation past the memory limit,
+//! not a notebook, another chapter's), and ten attacks in four submissions,
+//! the CSV checked row by row; a teacher's notebook failing its own test,
+//! which stops `grade`; Ctrl-C; and in every chapter each typical wrong
+//! answer graded 0 with its witness, and each solution full.
 //!
 //! The expected points come from each submission's own construction, never
 //! from the grader.
