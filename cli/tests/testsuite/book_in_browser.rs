@@ -116,6 +116,7 @@ fn figure_problems(seen: &Value) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "slow: Chromium (apt-get install chromium fonts-dejavu-core) and a DevTools client from PyPI"]
 fn every_page_of_the_book_reads_in_a_browser() {
     let root = root_dir();
     let reports = root.join("reports");
@@ -179,6 +180,7 @@ fn every_page_of_the_book_reads_in_a_browser() {
 }
 
 #[test]
+#[ignore = "slow: Chromium (apt-get install chromium fonts-dejavu-core) and a DevTools client from PyPI"]
 fn the_browser_check_catches_each_fault_it_looks_for() {
     let fixture = cli_dir().join("tests/fixtures/browser/broken.html");
     let seen = open_in_chromium(std::slice::from_ref(&fixture));
@@ -215,6 +217,7 @@ fn visible_text(html: &str) -> String {
 }
 
 #[test]
+#[ignore = "slow: Chromium (apt-get install chromium fonts-dejavu-core) and a DevTools client from PyPI"]
 fn the_student_edition_reads_in_a_browser_and_shows_no_solution() {
     let root = root_dir();
     let out = tempfile::tempdir().unwrap();

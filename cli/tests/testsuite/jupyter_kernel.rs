@@ -241,6 +241,7 @@ fn seen_outputs(nb: &Value) -> Vec<Vec<String>> {
 /// kernel, through nbclient) and the runner (`puzzlebook report`, whose
 /// notebook and org report are read) show the same, in the same order.
 #[test]
+#[ignore = "slow: Jupyter's client from PyPI (setup-venv), a kernel and a runner on a fixture"]
 fn displays_and_clears_show_the_same_in_jupyter_and_in_the_runner() {
     let turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let name = "displays.ipynb";
@@ -313,6 +314,7 @@ fn displays_and_clears_show_the_same_in_jupyter_and_in_the_runner() {
 /// optimizer, variables and a model made in one cell are used in later ones,
 /// with no warning.
 #[test]
+#[ignore = "slow: Jupyter's client from PyPI (setup-venv), a kernel"]
 fn a_notebook_without_its_dep_cell_runs_on_the_preloaded_crate_and_z3_values_cross_cells() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
@@ -430,6 +432,7 @@ fn the_kernel_refuses_to_start_outside_its_kernelspec() {
 }
 
 #[test]
+#[ignore = "slow: Jupyter's client from PyPI (setup-venv), a kernel whose slot builds the crate"]
 fn the_kernel_answers_at_once_while_its_slot_builds_and_a_waiting_cell_can_be_interrupted() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
@@ -477,6 +480,7 @@ fn the_kernel_answers_at_once_while_its_slot_builds_and_a_waiting_cell_can_be_in
 }
 
 #[test]
+#[ignore = "slow: Jupyter's client from PyPI (setup-venv), `kernel install`'s build in an empty cache, about 2 minutes"]
 fn install_builds_the_first_build_folder_and_later_kernels_start_from_it() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
@@ -761,6 +765,7 @@ fn first_code_cells(nb: &Value, n: usize) -> Value {
 }
 
 #[test]
+#[ignore = "slow: Jupyter's client from PyPI (setup-venv), a kernel"]
 fn a_kernel_whose_client_was_killed_ends_and_so_does_its_cell_process() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
@@ -793,6 +798,7 @@ fn a_kernel_whose_client_was_killed_ends_and_so_does_its_cell_process() {
 /// (`cli/src/kernel/gone_clients.rs`, `recv_in_place.rs`). Each failed every
 /// run of this test.
 #[test]
+#[ignore = "slow: Jupyter's client from PyPI (setup-venv), a kernel"]
 fn the_kernel_keeps_answering_while_tabs_reconnect_under_their_sessions() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
@@ -818,6 +824,7 @@ fn the_kernel_keeps_answering_while_tabs_reconnect_under_their_sessions() {
 }
 
 #[test]
+#[ignore = "slow: Jupyter's client from PyPI (setup-venv), a kernel and its replays"]
 fn a_crash_loses_no_earlier_variable_and_a_question_mark_error_fails_its_cell() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
@@ -913,6 +920,7 @@ fn a_crash_loses_no_earlier_variable_and_a_question_mark_error_fails_its_cell() 
 /// Also: crash recovery can be turned off (which changes nothing before a
 /// crash).
 #[test]
+#[ignore = "slow: Jupyter's client from PyPI (setup-venv), two kernels"]
 fn every_line_a_cell_prints_reaches_jupyter_before_its_reply_and_replay_can_be_off() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
@@ -990,6 +998,7 @@ fn every_line_a_cell_prints_reaches_jupyter_before_its_reply_and_replay_can_be_o
 /// `ename`, and it answered no `history_request` and every
 /// `is_complete_request` with "complete".
 #[test]
+#[ignore = "slow: jupyter_kernel_test from PyPI, a kernel"]
 fn jupyter_s_conformance_suite_passes() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
@@ -1045,6 +1054,7 @@ fn jupyter_s_conformance_suite_passes() {
 /// process ended; the replay brings the variables back and says which cells
 /// ran again. (evcxr_jupyter ended the process on every interrupt.)
 #[test]
+#[ignore = "slow: Jupyter's client from PyPI (setup-venv), a kernel and a replay"]
 fn an_interrupt_stops_z3_and_keeps_the_session_and_a_stuck_loop_is_replayed() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
@@ -1118,6 +1128,7 @@ fn an_interrupt_stops_z3_and_keeps_the_session_and_a_stuck_loop_is_replayed() {
 }
 
 #[test]
+#[ignore = "slow: Jupyter's client from PyPI (setup-venv), the released chapters in a kernel, about 3 minutes"]
 fn a_released_chapter_runs_in_jupyter_and_stops_only_at_its_exercises() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let jupyter = Jupyter::new();
@@ -1203,6 +1214,7 @@ fn a_released_chapter_runs_in_jupyter_and_stops_only_at_its_exercises() {
 }
 
 #[test]
+#[ignore = "slow: nbgrader from PyPI, autograde through a kernel"]
 fn nbgrader_autogrades_through_the_kernel_full_marks_for_the_reference_and_none_for_wrong_answers()
 {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());

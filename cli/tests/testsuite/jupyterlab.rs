@@ -104,8 +104,14 @@ const SETTINGS: &[(&str, &str)] = &[
 ];
 
 #[test]
+#[ignore = "slow: JupyterLab from PyPI in Chromium, driven by Node.js, the four chapters, about 5 minutes"]
 fn every_chapter_runs_all_cells_in_jupyterlab_in_chromium() {
     let _turn = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    // run_all.mjs launches Debian's Chromium by its path.
+    assert!(
+        Path::new("/usr/bin/chromium").exists(),
+        "this test drives /usr/bin/chromium: apt-get install chromium fonts-dejavu-core"
+    );
     let lab_python = set_up(&cli_dir().join("tests/kernel/setup-venv"), &["lab"]);
     let node_dir = set_up(&cli_dir().join("tests/jupyterlab/setup-node"), &[]);
     let world = tempfile::tempdir().unwrap();

@@ -34,6 +34,7 @@ fn emacs_sees(org: &Path) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "slow: Emacs (apt-get install emacs-nox)"]
 fn every_committed_report_opens_cleanly_in_org_mode() {
     let notebooks = io::notebooks_in(&crate_dir().join("notebooks")).unwrap();
     assert_eq!(notebooks.len(), 4);
@@ -87,6 +88,7 @@ fn every_committed_report_opens_cleanly_in_org_mode() {
 }
 
 #[test]
+#[ignore = "slow: Emacs (apt-get install emacs-nox)"]
 fn the_narrative_converts_to_org_that_emacs_reads() {
     let nb = Notebook::parse(
         &serde_json::json!({
