@@ -252,10 +252,10 @@ fn one_run_grades_every_kind_of_submission_and_attackers_change_nothing_but_thei
     let (f, released, class) = class_fixture();
     let grades = f.root().join("graded/grades.csv");
     let source = f.notebook(NOTEBOOK);
-    // The build folder every run of this machine uses.
-    let build = std::path::PathBuf::from(std::env::var_os("EVCXR_TMPDIR").expect(
-        "the suite runs with EVCXR_TMPDIR set (.ci/run sets it), so that its planted file is looked for where it would land",
-    ));
+    // The build folder every run of this machine uses (`EVCXR_TMPDIR`, as
+    // .ci/run sets it, or the default under the cache folder), where the
+    // planted file would land.
+    let build = puzzlebook_cli::engine::evcxr_dir();
     // The build folder's cargo config (puzzlebook writes one): a1 rewrites
     // it with a rustc wrapper that fails every later compile.
     let planted = build.join(".cargo/config.toml");
