@@ -77,6 +77,29 @@ fn chapter_01_says_what_its_cells_compute() {
     let nb = "01-self-referential-aptitude-test";
     let r = results(&report(nb));
 
+    // The first model: `Sat`, and five letters on which question 1 holds,
+    // as the test reads it: if Q1 is the k-th letter, question k is B and
+    // no question before it is.
+    let first = colon_text(result(&r, "first-model"));
+    says(
+        nb,
+        "srat-first-model-after",
+        "`Sat` means the assertions can all hold, and the model is one sheet on which they do",
+    );
+    assert_eq!(first[0], "Sat", "{first:?}");
+    let sheet: Vec<char> = first[1]
+        .strip_prefix("Q1 to Q5: ")
+        .unwrap_or_else(|| panic!("{first:?}"))
+        .chars()
+        .collect();
+    assert_eq!(sheet.len(), 5, "{sheet:?}");
+    let k = usize::from(sheet[0] as u8 - b'A') + 1;
+    assert_eq!(sheet[k - 1], 'B', "question 1 says question {k} is B: {sheet:?}");
+    assert!(
+        sheet[..k - 1].iter().all(|c| *c != 'B'),
+        "question 1 says no question before {k} is B: {sheet:?}"
+    );
+
     let constraints = first_number(&colon_text(result(&r, "constraints"))[0]);
     says(
         nb,
