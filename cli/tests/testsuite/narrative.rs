@@ -94,7 +94,11 @@ fn chapter_01_says_what_its_cells_compute() {
         .collect();
     assert_eq!(sheet.len(), 5, "{sheet:?}");
     let k = usize::from(sheet[0] as u8 - b'A') + 1;
-    assert_eq!(sheet[k - 1], 'B', "question 1 says question {k} is B: {sheet:?}");
+    assert_eq!(
+        sheet[k - 1],
+        'B',
+        "question 1 says question {k} is B: {sheet:?}"
+    );
     assert!(
         sheet[..k - 1].iter().all(|c| *c != 'B'),
         "question 1 says no question before {k} is B: {sheet:?}"
