@@ -115,6 +115,15 @@ pub fn hook() {
         return;
     }
     crate::engine::parent::Parent::direct().watch(0, || {});
+    // SIGINT ends a cell that Z3 does not catch (the kernel's interrupt, a
+    // terminal's Ctrl-C). A process started with SIGINT ignored, as a
+    // non-interactive shell starts a background job (`nohup … &`), passes
+    // that on to every process it starts: Jupyter, the kernel, this one.
+    // Its cells would then outlive every interrupt.
+    // SAFETY: signal(2) with a signal number and the default disposition.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+    }
     if let Some(bytes) = std::env::var(MEMORY_VAR)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())

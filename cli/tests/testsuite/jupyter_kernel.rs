@@ -635,8 +635,33 @@ impl Jupyter {
     /// (`--poke` first sends frames that are no signed message), with `env`
     /// added to the Jupyter client's environment, which the kernel inherits.
     fn run_cells(&self, poke: bool, env: &[(&str, &str)], cells: &[&str]) -> Value {
-        let report = self.dir.path().join("cells.json");
+        self.run_cells_from(self.python("run_cells.py"), poke, env, cells)
+    }
+
+    /// [`Self::run_cells`], with the client started as a non-interactive
+    /// shell starts a background job (`jupyter … &`): SIGINT ignored, which
+    /// every process it starts inherits, the kernel's too.
+    fn run_cells_in_a_background_job(&self, cells: &[&str]) -> Value {
+        use std::os::unix::process::CommandExt;
         let mut c = self.python("run_cells.py");
+        // SAFETY: signal(2) only, between fork and exec.
+        unsafe {
+            c.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+        self.run_cells_from(c, false, &[], cells)
+    }
+
+    fn run_cells_from(
+        &self,
+        mut c: Command,
+        poke: bool,
+        env: &[(&str, &str)],
+        cells: &[&str],
+    ) -> Value {
+        let report = self.dir.path().join("cells.json");
         if poke {
             c.arg("--poke");
         }
@@ -1070,21 +1095,19 @@ fn an_interrupt_stops_z3_and_keeps_the_session_and_a_stuck_loop_is_replayed() {
         std::thread::spawn(|| { std::thread::sleep(std::time::Duration::from_millis(500)); println!(\"checking\"); });\n\
         let r = s.check();\n\
         println!(\"the check said {r:?}\");";
-    let seen = jupyter.run_cells(
-        false,
-        &[],
-        &[
-            "let keep = 41;",
-            pigeons,
-            check,
-            // Longer than the interrupt's grace: the interrupt was for the
-            // cell before, and must not end this one.
-            "std::thread::sleep(std::time::Duration::from_secs(5));\nkeep + 1",
-            "let t = Solver::new();\nt.assert(&Bool::new_const(\"q\"));\nt.check()",
-            "// interrupt\nprintln!(\"looping\");\nloop { std::hint::spin_loop(); }",
-            "keep + 1",
-        ],
-    );
+    // Started as a background job is, with SIGINT ignored: the loop below
+    // must still end by the interrupt's SIGINT.
+    let seen = jupyter.run_cells_in_a_background_job(&[
+        "let keep = 41;",
+        pigeons,
+        check,
+        // Longer than the interrupt's grace: the interrupt was for the
+        // cell before, and must not end this one.
+        "std::thread::sleep(std::time::Duration::from_secs(5));\nkeep + 1",
+        "let t = Solver::new();\nt.assert(&Bool::new_const(\"q\"));\nt.check()",
+        "// interrupt\nprintln!(\"looping\");\nloop { std::hint::spin_loop(); }",
+        "keep + 1",
+    ]);
     let cells = seen["cells"].as_array().unwrap();
     let status: Vec<&str> = cells
         .iter()
