@@ -153,6 +153,13 @@ fn class_fixture() -> (Fixture, String, std::path::PathBuf) {
     (f, released, class)
 }
 
+/// The feedback page `grade --out graded` wrote for `student` in `f`, with
+/// the page's escapes undone.
+fn feedback_page(f: &Fixture, student: &str) -> String {
+    let path = f.root().join(format!("graded/feedback/{student}.html"));
+    unescaped(&std::fs::read_to_string(path).unwrap())
+}
+
 /// Whether a file named `name` is anywhere under `dir`, by names alone
 /// (it is polled every half second while the grader works there).
 fn found(dir: &Path, name: &str) -> bool {
@@ -222,11 +229,7 @@ fn a_grade_judges_a_right_and_a_wrong_answer_by_meaning_in_the_sandbox() {
          alice,exercise,t-1,2,2,right\n\
          bob,exercise,t-1,0,2,wrong\n"
     );
-    let page = |s: &str| {
-        unescaped(
-            &std::fs::read_to_string(f.root().join(format!("graded/feedback/{s}.html"))).unwrap(),
-        )
-    };
+    let page = |s: &str| feedback_page(&f, s);
     let alice = page("alice");
     assert!(
         alice.contains("Right: your model has exactly the reference's 3 solutions."),
@@ -561,11 +564,7 @@ fn one_run_grades_every_kind_of_submission_and_attackers_change_nothing_but_thei
         want += &format!("{student},exercise,t-1,{score},2,{status}\n");
     }
     assert_eq!(csv, want, "{err}");
-    let page = |s: &str| {
-        unescaped(
-            &std::fs::read_to_string(f.root().join(format!("graded/feedback/{s}.html"))).unwrap(),
-        )
-    };
+    let page = |s: &str| feedback_page(&f, s);
 
     // Each kind's page says why.
     for (student, kind) in &kinds {
